@@ -1,0 +1,73 @@
+export {
+  type ChannelKind,
+  type ChannelNameError,
+  type ChannelTraits,
+  channelKind,
+  describeChannel,
+  SERVER_TO_USER_PREFIX,
+  serverToUserChannel,
+  validateChannelName,
+} from './channel-name.js';
+export { type ClientFrame, type FrameError, parseClientFrame } from './client-frame.js';
+export {
+  closesConnection,
+  ErrorCode,
+  type ErrorCodeValue,
+  type ReconnectAction,
+  reconnectAction,
+} from './error-codes.js';
+export { isProtocolCoreError, ProtocolCoreError, type ProtocolCoreErrorCode } from './errors.js';
+export { CLIENT_EVENT_PREFIX, isClientEventName, ProtocolEvent } from './events.js';
+export { DefaultLimits } from './limits.js';
+export { isOriginAllowed } from './origin.js';
+export {
+  type ChannelDataError,
+  type MemberLimits,
+  type PresenceChange,
+  type PresenceMember,
+  PresenceRoster,
+  parseChannelData,
+  parseUserData,
+  type SignedInUser,
+  type UserDataError,
+} from './presence.js';
+export { fail, ok, type Result } from './result.js';
+export {
+  type ChannelEvent,
+  encodeCacheMiss,
+  encodeChannelEvent,
+  encodeConnectionEstablished,
+  encodeError,
+  encodeMemberAdded,
+  encodeMemberRemoved,
+  encodePing,
+  encodePong,
+  encodeSigninSuccess,
+  encodeSubscriptionCount,
+  encodeSubscriptionError,
+  encodeSubscriptionSucceeded,
+  type PresenceSnapshot,
+  type SubscriptionErrorData,
+} from './server-frame.js';
+export {
+  type AppCredentials,
+  type ChannelAuthInput,
+  encryptedChannelSharedSecret,
+  hmacHex,
+  md5Hex,
+  type QueryParams,
+  type RequestAuthError,
+  type RequestToSign,
+  type RequestToVerify,
+  requestStringToSign,
+  safeEqual,
+  signChannelAuth,
+  signRequest,
+  signUserAuth,
+  signWebhook,
+  verifyChannelAuth,
+  verifyRequest,
+  verifyUserAuth,
+  verifyWebhook,
+} from './signature.js';
+export { createSocketIdGenerator, isSocketId, type SocketIdGenerator } from './socket-id.js';

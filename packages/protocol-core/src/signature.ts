@@ -1,0 +1,239 @@
+import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
+import { DefaultLimits } from './limits.js';
+import { fail, ok, type Result } from './result.js';
+
+// All signatures are HMAC-SHA256 in lowercase hex, keyed with the app secret
+// (https://pusher.com/docs/channels/library_auth_reference/auth-signatures).
+
+/** HMAC-SHA256 of a string with a secret, as lowercase hex. */
+export function hmacHex(secret: string, text: string | Uint8Array): string {
+  return createHmac('sha256', secret).update(text).digest('hex');
+}
+
+/** MD5 of a body, as lowercase hex (the REST API's `body_md5`). */
+export function md5Hex(body: string | Uint8Array): string {
+  return createHash('md5').update(body).digest('hex');
+}
+
+/** Compares two strings in time that does not depend on where they differ. */
+export function safeEqual(a: string, b: string): boolean {
+  const left = Buffer.from(a);
+  const right = Buffer.from(b);
+  if (left.length !== right.length) {
+    // Still spend a comparison so a length mismatch costs about as much as a content mismatch.
+    timingSafeEqual(left, left);
+    return false;
+  }
+  return timingSafeEqual(left, right);
+}
+
+/** The app credentials a signature is made or checked with. */
+export interface AppCredentials {
+  readonly key: string;
+  readonly secret: string;
+}
+
+/** What a channel subscription signs: private and encrypted channels, and presence with its `channel_data`. */
+export interface ChannelAuthInput {
+  readonly socketId: string;
+  readonly channel: string;
+  /** Presence only: the exact `channel_data` JSON string the client sends. */
+  readonly channelData?: string | undefined;
+}
+
+function channelAuthString(input: ChannelAuthInput): string {
+  return input.channelData === undefined
+    ? `${input.socketId}:${input.channel}`
+    : `${input.socketId}:${input.channel}:${input.channelData}`;
+}
+
+/**
+ * Signs a channel subscription the way an auth endpoint does, giving the `auth` value `key:signature`.
+ *
+ * @example
+ * signChannelAuth({ key: 'k', secret: 's' }, { socketId: '1.2', channel: 'private-a' }) // 'k:…'
+ */
+export function signChannelAuth(app: AppCredentials, input: ChannelAuthInput): string {
+  return `${app.key}:${hmacHex(app.secret, channelAuthString(input))}`;
+}
+
+function verifyKeyedSignature(app: AppCredentials, auth: string | undefined, signed: string): boolean {
+  if (auth === undefined) return false;
+  const colon = auth.indexOf(':');
+  if (colon <= 0) return false;
+  const key = auth.slice(0, colon);
+  const signature = auth.slice(colon + 1);
+  // Check both parts even when the key is wrong, so the time taken says nothing about the secret.
+  const keyOk = safeEqual(key, app.key);
+  const signatureOk = safeEqual(signature, hmacHex(app.secret, signed));
+  return keyOk && signatureOk;
+}
+
+/** Checks a subscription's `auth` (`key:signature`) against the app's key and secret, in constant time. */
+export function verifyChannelAuth(
+  app: AppCredentials,
+  auth: string | undefined,
+  input: ChannelAuthInput,
+): boolean {
+  return verifyKeyedSignature(app, auth, channelAuthString(input));
+}
+
+/** Signs user authentication (`pusher:signin`): the string `socket_id::user::user_data`. */
+export function signUserAuth(app: AppCredentials, socketId: string, userData: string): string {
+  return `${app.key}:${hmacHex(app.secret, `${socketId}::user::${userData}`)}`;
+}
+
+/** Checks a `pusher:signin` `auth` value against the app's key and secret, in constant time. */
+export function verifyUserAuth(
+  app: AppCredentials,
+  auth: string,
+  socketId: string,
+  userData: string,
+): boolean {
+  return verifyKeyedSignature(app, auth, `${socketId}::user::${userData}`);
+}
+
+/**
+ * The shared secret for an end-to-end encrypted channel, as the server libraries derive it:
+ * base64(SHA-256(channel name ‖ master key)).
+ */
+export function encryptedChannelSharedSecret(channel: string, masterKey: Uint8Array): string {
+  return createHash('sha256')
+    .update(Buffer.concat([Buffer.from(channel), masterKey]))
+    .digest('base64');
+}
+
+/** Query parameters of a REST request, decoded; repeated parameters joined with commas. */
+export type QueryParams = Readonly<Record<string, string | undefined>>;
+
+/** What a REST request signature covers. */
+export interface RequestToSign {
+  readonly method: string;
+  readonly path: string;
+  readonly query?: QueryParams;
+  readonly body?: string | Uint8Array;
+}
+
+function canonicalQuery(query: QueryParams): string {
+  const pairs: Array<[string, string]> = [];
+  for (const [key, value] of Object.entries(query)) {
+    const lower = key.toLowerCase();
+    if (lower === 'auth_signature' || value === undefined) continue;
+    pairs.push([lower, value]);
+  }
+  pairs.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  // Not URL-encoded: the spec signs the raw `key=value` pairs.
+  return pairs.map(([key, value]) => `${key}=${value}`).join('&');
+}
+
+/** The exact string a REST request signature is computed over: `METHOD\nPATH\nsorted_query`. */
+export function requestStringToSign(method: string, path: string, query: QueryParams): string {
+  return `${method.toUpperCase()}\n${path}\n${canonicalQuery(query)}`;
+}
+
+/**
+ * Signs a REST request as the server SDKs do and returns every query parameter to send, including
+ * `auth_key`, `auth_timestamp`, `auth_version`, `body_md5` (when there is a body) and `auth_signature`.
+ */
+export function signRequest(
+  app: AppCredentials,
+  request: RequestToSign,
+  timestamp: number = Math.floor(Date.now() / 1000),
+): Record<string, string> {
+  const params: Record<string, string> = {};
+  for (const [key, value] of Object.entries(request.query ?? {})) {
+    if (value !== undefined) params[key.toLowerCase()] = value;
+  }
+  params.auth_key = app.key;
+  params.auth_timestamp = String(timestamp);
+  params.auth_version = '1.0';
+  if (request.body !== undefined && request.body.length > 0) params.body_md5 = md5Hex(request.body);
+  params.auth_signature = hmacHex(app.secret, requestStringToSign(request.method, request.path, params));
+  return params;
+}
+
+/** Why a signed REST request was refused (all answer HTTP 401). */
+export interface RequestAuthError {
+  readonly reason:
+    | 'missing_param'
+    | 'key_mismatch'
+    | 'unsupported_version'
+    | 'stale_timestamp'
+    | 'body_md5_mismatch'
+    | 'bad_signature';
+  readonly message: string;
+}
+
+/** A REST request as received, to be verified. */
+export interface RequestToVerify {
+  readonly method: string;
+  /**
+   * The request path, or several accepted forms of it (with and without a configured prefix): a signature over
+   * any of them is valid.
+   */
+  readonly path: string | readonly string[];
+  readonly query: QueryParams;
+  readonly body: string | Uint8Array;
+  /** Unix time in seconds; defaults to now. */
+  readonly now?: number;
+  /** Allowed distance between `auth_timestamp` and now, in seconds (600 by default). */
+  readonly graceSeconds?: number;
+}
+
+/**
+ * Verifies a REST request's HMAC query signature: `auth_key` is the app's, `auth_timestamp` is within the grace
+ * period, `body_md5` matches the raw body, and `auth_signature` matches, compared in constant time.
+ */
+export function verifyRequest(app: AppCredentials, request: RequestToVerify): Result<true, RequestAuthError> {
+  const { query } = request;
+  const key = query.auth_key;
+  const timestamp = query.auth_timestamp;
+  const version = query.auth_version;
+  const signature = query.auth_signature;
+  if (!key || !timestamp || !version || !signature) {
+    return fail({
+      reason: 'missing_param',
+      message: 'auth_key, auth_timestamp, auth_version and auth_signature are required',
+    });
+  }
+  if (!safeEqual(key, app.key))
+    return fail({ reason: 'key_mismatch', message: 'auth_key does not match the app' });
+  if (version !== '1.0') return fail({ reason: 'unsupported_version', message: 'auth_version must be 1.0' });
+  const seconds = Number(timestamp);
+  const now = request.now ?? Math.floor(Date.now() / 1000);
+  const grace = request.graceSeconds ?? DefaultLimits.requestTimestampGraceSeconds;
+  if (!/^\d+$/.test(timestamp) || Math.abs(now - seconds) > grace) {
+    return fail({
+      reason: 'stale_timestamp',
+      message: `auth_timestamp must be within ${grace} seconds of the server time (${now})`,
+    });
+  }
+  const hasBody = request.body.length > 0;
+  if (hasBody || query.body_md5 !== undefined) {
+    if (query.body_md5 === undefined)
+      return fail({ reason: 'missing_param', message: 'body_md5 is required' });
+    if (!safeEqual(query.body_md5, md5Hex(request.body))) {
+      return fail({ reason: 'body_md5_mismatch', message: 'body_md5 does not match the request body' });
+    }
+  }
+  const paths = typeof request.path === 'string' ? [request.path] : request.path;
+  let matched = false;
+  for (const path of paths) {
+    // Every candidate is compared so the work done does not depend on which one matches.
+    if (safeEqual(signature, hmacHex(app.secret, requestStringToSign(request.method, path, query))))
+      matched = true;
+  }
+  if (!matched)
+    return fail({ reason: 'bad_signature', message: 'auth_signature does not match the request' });
+  return ok(true);
+}
+
+/** Signs a webhook body: the `X-Pusher-Signature` header value. */
+export function signWebhook(secret: string, body: string | Uint8Array): string {
+  return hmacHex(secret, body);
+}
+
+/** Checks a webhook's `X-Pusher-Signature` against the raw body, in constant time. */
+export function verifyWebhook(secret: string, body: string | Uint8Array, signature: string): boolean {
+  return safeEqual(signature, hmacHex(secret, body));
+}
