@@ -1,0 +1,21 @@
+export type { ApiApp, AppLookup } from './api-app.js';
+export type {
+  Awaitable,
+  CachedEvent,
+  ChannelQuery,
+  ChannelState,
+  ChannelSummary,
+  MetricsText,
+  PublishedEvent,
+  RealtimeBackend,
+} from './backend.js';
+export { HttpApiError, type HttpApiErrorCode, HttpApiErrorStatus, isHttpApiError } from './errors.js';
+export { createHttpApi, type HttpApiEnv, type HttpApiOptions, type HttpApiRequest } from './http-api.js';
+export { type LogFields, type Logger, silentLogger } from './logger.js';
+export {
+  memoryRateLimitStore,
+  type RateLimitBudget,
+  type RateLimitOptions,
+  type RateLimitStore,
+} from './rate-limits.js';
+export { type AuthScheme, authenticateRequest, type IncomingRequest } from './request-auth.js';

@@ -1,0 +1,62 @@
+import { fail, ok, type QueryParams, type Result, safeEqual, verifyRequest } from '@herald/protocol-core';
+import type { ApiApp } from './api-app.js';
+
+/** A REST request as received, reduced to what authenticating it needs. */
+export interface IncomingRequest {
+  readonly method: string;
+  /** The full request URL, its path not decoded (the signature covers the path as sent). */
+  readonly url: URL;
+  /** The `Authorization` header, if any. */
+  readonly authorization?: string | null | undefined;
+  /** The raw body, as `body_md5` was computed over it. */
+  readonly body: Uint8Array;
+  /** The configured path prefix (`''` for none); a signature over the path without it is also accepted. */
+  readonly prefix?: string | undefined;
+  /** Unix time in seconds; defaults to now. */
+  readonly now?: number | undefined;
+}
+
+/** How a request proved it comes from the app's owner. */
+export type AuthScheme = 'bearer' | 'signature';
+
+const BEARER = /^Bearer\s+(.+)$/i;
+
+function queryOf(url: URL): QueryParams {
+  const query: Record<string, string> = {};
+  for (const [key, value] of url.searchParams) {
+    // Repeated parameters are signed joined with commas, as the server SDKs send arrays.
+    query[key] = key in query ? `${query[key]},${value}` : value;
+  }
+  return query;
+}
+
+function signedPaths(url: URL, prefix: string): string[] {
+  const path = url.pathname;
+  if (prefix === '' || !path.startsWith(`${prefix}/`)) return [path];
+  return [path, path.slice(prefix.length)];
+}
+
+/**
+ * Authenticates a REST request by `Authorization: Bearer <secret>` (compared in constant time) or, without
+ * that header, by Pusher's HMAC query signature over the path with or without the prefix
+ * (https://pusher.com/docs/channels/library_auth_reference/rest-api/#authentication).
+ *
+ * @example
+ * authenticateRequest(app, { method: 'GET', url: new URL('http://h/apps/1/channels'), authorization: 'Bearer s', body })
+ */
+export function authenticateRequest(app: ApiApp, request: IncomingRequest): Result<AuthScheme, string> {
+  const bearer = request.authorization ? BEARER.exec(request.authorization.trim()) : null;
+  if (bearer) {
+    return safeEqual(bearer[1] as string, app.secret)
+      ? ok('bearer')
+      : fail('Bearer token does not match the app');
+  }
+  const verified = verifyRequest(app, {
+    method: request.method,
+    path: signedPaths(request.url, request.prefix ?? ''),
+    query: queryOf(request.url),
+    body: request.body,
+    ...(request.now === undefined ? {} : { now: request.now }),
+  });
+  return verified.ok ? ok('signature') : fail(verified.error.message);
+}
