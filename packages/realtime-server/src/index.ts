@@ -1,1 +1,22 @@
-export {};
+export {
+  type AppFallbacks,
+  type ClientEventSenders,
+  type RealtimeApp,
+  type ResolvedApp,
+  resolveApp,
+} from './app.js';
+export { ApplicationEventEmitter, type ApplicationEvents } from './application-events.js';
+export { isRealtimeServerError, RealtimeServerError, type RealtimeServerErrorCode } from './errors.js';
+export { type FetchHandler, type HttpBridgeOptions, handleWithFetch } from './http-bridge.js';
+export { type LogFields, type Logger, silentLogger } from './logger.js';
+export { ServerMetrics } from './metrics.js';
+export {
+  type ChannelDetails,
+  type ChannelSummary,
+  createRealtimeServer,
+  type PublishRequest,
+  type RealtimeServer,
+  type RealtimeServerOptions,
+  type TlsOptions,
+} from './server.js';
+export { type LoadedUws, loadUws, SLOW_UWS_WARNING } from './uws.js';

@@ -1,0 +1,89 @@
+import { DefaultLimits } from '@herald/protocol-core';
+
+/** Who may send client events on private and presence channels. */
+export type ClientEventSenders = 'all' | 'members' | 'none';
+
+/** An application as the server is given it: credentials, switches and limits (camelCase config keys). */
+export interface RealtimeApp {
+  readonly id: string;
+  readonly key: string;
+  readonly secret: string;
+  readonly name?: string;
+  /** Disabled apps refuse connections with 4003. Default true. */
+  readonly enabled?: boolean;
+  /** Connections allowed at once; over it, new sockets get 4004. Default 100. */
+  readonly maxConnections?: number;
+  /** Maps to `acceptClientEventsFrom` all/none when that is absent. Default true. */
+  readonly enableClientMessages?: boolean;
+  /**
+   * `all`: any subscriber of a private or presence channel; `members`: only sockets with a user identity
+   * (a presence member of that channel, or signed in); `none`: client events refused.
+   */
+  readonly acceptClientEventsFrom?: ClientEventSenders;
+  /** Exact origins, host patterns (`*.example.com`) or `*`. Default `['*']`. */
+  readonly allowedOrigins?: readonly string[];
+  /** Seconds of silence after which the client pings; sent in `connection_established`. */
+  readonly activityTimeout?: number;
+  /** Seconds between the server's checks for silent sockets (ping, then 4201). */
+  readonly pingInterval?: number;
+  /** Largest inbound frame in bytes; larger frames close the socket. Default 10000. */
+  readonly maxMessageSize?: number;
+  readonly maxPresenceMembersPerChannel?: number;
+  readonly maxPresenceMemberSizeInKb?: number;
+  readonly maxEventPayloadInKb?: number;
+  readonly maxEventNameLength?: number;
+  readonly maxChannelNameLength?: number;
+  /** Seconds a cache channel keeps its last event. Default 1800 (Pusher keeps it 30 minutes). */
+  readonly cacheTtl?: number;
+}
+
+/** An application with every default applied. */
+export interface ResolvedApp {
+  readonly id: string;
+  readonly key: string;
+  readonly secret: string;
+  readonly name: string;
+  readonly enabled: boolean;
+  readonly maxConnections: number;
+  readonly clientEvents: ClientEventSenders;
+  readonly allowedOrigins: readonly string[];
+  readonly activityTimeout: number;
+  readonly pingInterval: number;
+  readonly maxMessageSize: number;
+  readonly maxPresenceMembersPerChannel: number;
+  readonly maxPresenceMemberBytes: number;
+  readonly maxEventPayloadBytes: number;
+  readonly maxEventNameLength: number;
+  readonly maxChannelNameLength: number;
+  readonly cacheTtlMs: number;
+}
+
+/** Server-wide fallbacks for per-app timing. */
+export interface AppFallbacks {
+  readonly activityTimeout: number;
+  readonly pingInterval: number;
+}
+
+/** Applies defaults to an application's settings. */
+export function resolveApp(app: RealtimeApp, fallbacks: AppFallbacks): ResolvedApp {
+  return {
+    id: app.id,
+    key: app.key,
+    secret: app.secret,
+    name: app.name ?? app.id,
+    enabled: app.enabled ?? true,
+    maxConnections: app.maxConnections ?? 100,
+    clientEvents: app.acceptClientEventsFrom ?? (app.enableClientMessages === false ? 'none' : 'all'),
+    allowedOrigins: app.allowedOrigins ?? ['*'],
+    activityTimeout: app.activityTimeout ?? fallbacks.activityTimeout,
+    pingInterval: app.pingInterval ?? fallbacks.pingInterval,
+    maxMessageSize: app.maxMessageSize ?? 10_000,
+    maxPresenceMembersPerChannel:
+      app.maxPresenceMembersPerChannel ?? DefaultLimits.maxPresenceMembersPerChannel,
+    maxPresenceMemberBytes: (app.maxPresenceMemberSizeInKb ?? DefaultLimits.maxPresenceMemberSizeInKb) * 1024,
+    maxEventPayloadBytes: (app.maxEventPayloadInKb ?? DefaultLimits.maxEventPayloadInKb) * 1024,
+    maxEventNameLength: app.maxEventNameLength ?? DefaultLimits.maxEventNameLength,
+    maxChannelNameLength: app.maxChannelNameLength ?? DefaultLimits.maxChannelNameLength,
+    cacheTtlMs: (app.cacheTtl ?? 1800) * 1000,
+  };
+}

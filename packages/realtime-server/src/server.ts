@@ -1,0 +1,870 @@
+import type { HttpRequest, HttpResponse, TemplatedApp, us_listen_socket, WebSocket } from 'uWebSockets.js';
+import { accessSync, constants } from 'node:fs';
+import {
+  type ChannelTraits,
+  type ClientFrame,
+  createSocketIdGenerator,
+  describeChannel,
+  ErrorCode,
+  encodeCacheMiss,
+  encodeChannelEvent,
+  encodeConnectionEstablished,
+  encodeError,
+  encodeMemberAdded,
+  encodeMemberRemoved,
+  encodePing,
+  encodePong,
+  encodeSigninSuccess,
+  encodeSubscriptionError,
+  encodeSubscriptionSucceeded,
+  isOriginAllowed,
+  PresenceRoster,
+  parseChannelData,
+  parseClientFrame,
+  parseUserData,
+  SERVER_TO_USER_PREFIX,
+  type SubscriptionErrorData,
+  serverToUserChannel,
+  validateChannelName,
+  verifyChannelAuth,
+  verifyUserAuth,
+} from '@herald/protocol-core';
+import { type RealtimeApp, type ResolvedApp, resolveApp } from './app.js';
+import { ApplicationEventEmitter } from './application-events.js';
+import { RealtimeServerError } from './errors.js';
+import { type FetchHandler, handleWithFetch } from './http-bridge.js';
+import { type Logger, silentLogger } from './logger.js';
+import { ServerMetrics } from './metrics.js';
+import { loadUws } from './uws.js';
+
+/** TLS files for serving wss:// and https://. */
+export interface TlsOptions {
+  readonly certFile: string;
+  readonly keyFile: string;
+  readonly passphrase?: string;
+}
+
+/** Options of {@link createRealtimeServer}. */
+export interface RealtimeServerOptions {
+  readonly apps: readonly RealtimeApp[];
+  /** Address to bind. Default `0.0.0.0`. */
+  readonly host?: string;
+  /** Port to bind; 0 picks a free one. Default 8080. */
+  readonly port?: number;
+  /** Prefix of every route, e.g. `/realtime`. Default ''. */
+  readonly path?: string;
+  readonly tls?: TlsOptions;
+  /** Fallback `activity_timeout` (seconds) for apps that set none. Default 120. */
+  readonly activityTimeout?: number;
+  /** Fallback `ping_interval` (seconds) for apps that set none. Default 30. */
+  readonly pingInterval?: number;
+  /** Answers every HTTP request that is not a WebSocket upgrade (the REST API). Default: 404 for all. */
+  readonly httpHandler?: FetchHandler;
+  /** Largest HTTP request body in bytes; larger ones get 413. Default 10000. */
+  readonly maxRequestSize?: number;
+  /** Number before the dot of every socket id: unique per node in a cluster. Default random. */
+  readonly nodeNumber?: number;
+  /** Collect process metrics (CPU, memory, event loop) as well. Default true. */
+  readonly processMetrics?: boolean;
+  readonly logger?: Logger;
+}
+
+/** What {@link RealtimeServer.publish} sends. */
+export interface PublishRequest {
+  readonly channels: readonly string[];
+  readonly event: string;
+  /** Forwarded byte for byte as the event's `data` string. */
+  readonly data: string;
+  /** This socket does not receive the event (Pusher's `socket_id` on trigger). */
+  readonly excludeSocketId?: string;
+}
+
+/** An occupied channel as the REST API lists it. */
+export interface ChannelSummary {
+  readonly name: string;
+  readonly subscriptionCount: number;
+  /** Presence channels only: distinct users. */
+  readonly userCount?: number;
+}
+
+/** What the REST API reports about one channel. */
+export interface ChannelDetails {
+  readonly occupied: boolean;
+  readonly subscriptionCount: number;
+  readonly userCount?: number;
+  /** Cache channels holding an event: its data and the seconds it has left. */
+  readonly cache?: { readonly event: string; readonly data: string; readonly ttl: number };
+}
+
+interface CachedEvent {
+  readonly frame: string;
+  readonly event: string;
+  readonly data: string;
+  readonly expiresAt: number;
+}
+
+interface ChannelState {
+  subscribers: number;
+  readonly roster: PresenceRoster | undefined;
+}
+
+interface AppMetrics {
+  readonly connections: { inc(): void; dec(): void };
+  readonly newConnections: { inc(): void };
+  readonly disconnections: { inc(): void };
+  readonly received: { inc(value?: number): void };
+  readonly sent: { inc(value?: number): void };
+  readonly bytesIn: { inc(value?: number): void };
+  readonly bytesOut: { inc(value?: number): void };
+  readonly subscriptions: { inc(): void; dec(): void };
+}
+
+interface AppState {
+  readonly config: ResolvedApp;
+  readonly topicPrefix: string;
+  readonly sockets: Set<WebSocket<SocketData>>;
+  readonly channels: Map<string, ChannelState>;
+  readonly cache: Map<string, CachedEvent>;
+  /** Signed-in users and their sockets. */
+  readonly users: Map<string, Set<WebSocket<SocketData>>>;
+  readonly metrics: AppMetrics;
+}
+
+// Per-socket state stays small: a few scalars, the subscribed channel names and, only on presence channels,
+// the user id each was joined as.
+interface SocketData {
+  readonly app: AppState | undefined;
+  readonly rejection: { code: number; message: string } | undefined;
+  readonly socketId: string;
+  readonly origin: string | undefined;
+  lastSeen: number;
+  pingedAt: number;
+  readonly channels: Set<string>;
+  presence: Map<string, string> | undefined;
+  userId: string | undefined;
+  open: boolean;
+}
+
+/** A running (or ready to run) Pusher-protocol server. */
+export interface RealtimeServer {
+  /** Starts listening; resolves with the bound port. @throws {RealtimeServerError} when the port cannot be bound. */
+  listen(): Promise<number>;
+  /** Closes every socket with 4200 (clients reconnect at once) and stops listening. */
+  close(): Promise<void>;
+  /** The bound port, once listening. */
+  readonly port: number | undefined;
+  /** Whether uWebSockets.js runs its native build (false: the slow JavaScript fallback). */
+  readonly native: boolean;
+  readonly events: ApplicationEventEmitter;
+  readonly metrics: ServerMetrics;
+  /** The app with this id, with defaults applied. */
+  findApp(appId: string): ResolvedApp | undefined;
+  /** Publishes an event to channels of an app; the payload is serialised once per channel. */
+  publish(appId: string, request: PublishRequest): void;
+  /** Occupied channels of an app, optionally only those starting with a prefix. */
+  channels(appId: string, prefix?: string): ChannelSummary[];
+  /** Occupancy, counts and cached event of one channel. */
+  channel(appId: string, name: string): ChannelDetails;
+  /** User ids present in a presence channel. */
+  presenceUsers(appId: string, name: string): string[];
+  /** Closes with 4009 every socket signed in as the user or present as them in a presence channel. */
+  terminateUser(appId: string, userId: string): number;
+  /** Sockets currently open for an app. */
+  connectionCount(appId: string): number;
+}
+
+const NO_CHANNELS: ReadonlySet<string> = new Set();
+const APP_IN_PATH = /\/apps\/([^/?]+)/;
+
+/**
+ * Creates a Pusher Channels protocol v7 server on uWebSockets.js. WebSockets upgrade at `{path}/app/{key}`;
+ * every other HTTP request goes to `httpHandler`.
+ *
+ * @example
+ * const server = createRealtimeServer({ apps: [{ id: '1', key: 'key', secret: 'secret' }], port: 6001 });
+ * await server.listen();
+ * server.publish('1', { channels: ['news'], event: 'posted', data: '{"title":"Hi"}' });
+ */
+export function createRealtimeServer(options: RealtimeServerOptions): RealtimeServer {
+  const { uws, native } = loadUws();
+  const logger = options.logger ?? silentLogger;
+  const events = new ApplicationEventEmitter();
+  const metrics = new ServerMetrics({ processMetrics: options.processMetrics ?? true });
+  const path = (options.path ?? '').replace(/\/+$/, '');
+  const fallbacks = {
+    activityTimeout: options.activityTimeout ?? 120,
+    pingInterval: options.pingInterval ?? 30,
+  };
+  const nextSocketId = createSocketIdGenerator(options.nodeNumber);
+  const appsByKey = new Map<string, AppState>();
+  const appsById = new Map<string, AppState>();
+  const socketsById = new Map<string, WebSocket<SocketData>>();
+  const reportListenerError = (error: unknown) => logger.error('application event listener threw', { error });
+
+  options.apps.forEach((raw, index) => {
+    const config = resolveApp(raw, fallbacks);
+    const label = { app_id: config.id };
+    const state: AppState = {
+      config,
+      topicPrefix: `${index}:`,
+      sockets: new Set(),
+      channels: new Map(),
+      cache: new Map(),
+      users: new Map(),
+      metrics: {
+        connections: metrics.connections.labels(label),
+        newConnections: metrics.newConnections.labels(label),
+        disconnections: metrics.disconnections.labels(label),
+        received: metrics.messagesReceived.labels(label),
+        sent: metrics.messagesSent.labels(label),
+        bytesIn: metrics.bytesReceived.labels(label),
+        bytesOut: metrics.bytesSent.labels(label),
+        subscriptions: metrics.subscriptions.labels(label),
+      },
+    };
+    appsByKey.set(config.key, state);
+    appsById.set(config.id, state);
+  });
+
+  const maxMessageSize = Math.max(10_000, ...[...appsById.values()].map((app) => app.config.maxMessageSize));
+  let uwsApp: TemplatedApp;
+  if (options.tls) {
+    for (const file of [options.tls.certFile, options.tls.keyFile]) {
+      try {
+        accessSync(file, constants.R_OK);
+      } catch (cause) {
+        throw new RealtimeServerError('tls_files_unreadable', `Cannot read TLS file ${file}`, { cause });
+      }
+    }
+    uwsApp = uws.SSLApp({
+      cert_file_name: options.tls.certFile,
+      key_file_name: options.tls.keyFile,
+      ...(options.tls.passphrase ? { passphrase: options.tls.passphrase } : {}),
+    });
+  } else {
+    uwsApp = uws.App();
+  }
+
+  // ---- sending helpers -------------------------------------------------------------------------------------
+
+  function send(ws: WebSocket<SocketData>, app: AppState, frame: string): void {
+    const data = ws.getUserData();
+    if (!data.open) return;
+    ws.send(frame, false, false);
+    app.metrics.sent.inc();
+    app.metrics.bytesOut.inc(frame.length);
+  }
+
+  function sendError(ws: WebSocket<SocketData>, app: AppState, code: number, message: string): void {
+    send(ws, app, encodeError(code, message));
+  }
+
+  function closeWith(
+    ws: WebSocket<SocketData>,
+    app: AppState | undefined,
+    code: number,
+    message: string,
+  ): void {
+    const data = ws.getUserData();
+    if (!data.open) return;
+    if (app) sendError(ws, app, code, message);
+    else ws.send(encodeError(code, message), false, false);
+    data.open = false;
+    ws.end(code, message);
+  }
+
+  function refuseSubscription(
+    ws: WebSocket<SocketData>,
+    app: AppState,
+    channel: string,
+    error: SubscriptionErrorData,
+  ) {
+    logger.debug('subscription refused', { appId: app.config.id, channel, reason: error.error });
+    send(ws, app, encodeSubscriptionError(channel, error));
+  }
+
+  function topicOf(app: AppState, channel: string): string {
+    return app.topicPrefix + channel;
+  }
+
+  // ---- channels --------------------------------------------------------------------------------------------
+
+  function channelState(app: AppState, channel: string, traits: ChannelTraits): ChannelState {
+    let state = app.channels.get(channel);
+    if (!state) {
+      state = { subscribers: 0, roster: traits.presence ? new PresenceRoster() : undefined };
+      app.channels.set(channel, state);
+      events.emit('channelCreated', { appId: app.config.id, channel }, reportListenerError);
+    }
+    return state;
+  }
+
+  function subscribe(
+    ws: WebSocket<SocketData>,
+    app: AppState,
+    frame: Extract<ClientFrame, { type: 'subscribe' }>,
+  ) {
+    const data = ws.getUserData();
+    const { channel } = frame;
+    const name = validateChannelName(channel, app.config.maxChannelNameLength);
+    if (!name.ok) {
+      refuseSubscription(ws, app, channel, {
+        type: 'InvalidChannel',
+        error: name.error.message,
+        status: 400,
+      });
+      return;
+    }
+    const traits = describeChannel(channel);
+    const existing = app.channels.get(channel);
+    if (data.channels.has(channel)) {
+      // Already subscribed (a client retrying): confirm again without joining twice.
+      send(ws, app, encodeSubscriptionSucceeded(channel, existing?.roster?.snapshot()));
+      return;
+    }
+    if (traits.kind === 'server-to-user') {
+      if (data.userId === undefined || channel !== serverToUserChannel(data.userId)) {
+        refuseSubscription(ws, app, channel, {
+          type: 'AuthError',
+          error: `Sign in as ${channel.slice(SERVER_TO_USER_PREFIX.length)} before subscribing to ${channel}`,
+          status: 403,
+        });
+        return;
+      }
+    } else if (traits.requiresAuth) {
+      const signed = verifyChannelAuth(app.config, frame.auth, {
+        socketId: data.socketId,
+        channel,
+        channelData: traits.presence ? (frame.channelData ?? '') : undefined,
+      });
+      if (!signed) {
+        refuseSubscription(ws, app, channel, {
+          type: 'AuthError',
+          error: `Invalid signature for ${channel}`,
+          status: 401,
+        });
+        return;
+      }
+    }
+    let member: { userId: string; userInfo: unknown } | undefined;
+    if (traits.presence) {
+      const parsed = parseChannelData(frame.channelData ?? '', {
+        maxUserInfoBytes: app.config.maxPresenceMemberBytes,
+      });
+      if (!parsed.ok) {
+        const tooLarge =
+          parsed.error.reason === 'user_info_too_large' || parsed.error.reason === 'user_id_too_long';
+        refuseSubscription(ws, app, channel, {
+          type: tooLarge ? 'LimitReached' : 'InvalidChannel',
+          error: parsed.error.message,
+          status: 400,
+        });
+        return;
+      }
+      member = parsed.value;
+      const roster = existing?.roster;
+      if (
+        roster &&
+        !roster.hasUser(member.userId) &&
+        roster.memberCount >= app.config.maxPresenceMembersPerChannel
+      ) {
+        refuseSubscription(ws, app, channel, {
+          type: 'LimitReached',
+          error: `Presence channel ${channel} has reached its limit of ${app.config.maxPresenceMembersPerChannel} members`,
+          status: 403,
+        });
+        return;
+      }
+    }
+
+    const state = channelState(app, channel, traits);
+    const topic = topicOf(app, channel);
+    ws.subscribe(topic);
+    data.channels.add(channel);
+    state.subscribers += 1;
+    app.metrics.subscriptions.inc();
+    if (member && state.roster) {
+      (data.presence ??= new Map()).set(channel, member.userId);
+      const change = state.roster.join(data.socketId, member);
+      send(ws, app, encodeSubscriptionSucceeded(channel, state.roster.snapshot()));
+      if (change.type === 'member_added') {
+        // ws.publish reaches every subscriber but the joining socket itself.
+        const added = encodeMemberAdded(channel, member.userId, member.userInfo);
+        ws.publish(topic, added, false, false);
+        countBroadcast(app, topic, added, 1);
+      }
+    } else {
+      send(ws, app, encodeSubscriptionSucceeded(channel));
+    }
+    if (traits.cache) {
+      const cached = freshCache(app, channel);
+      send(ws, app, cached ? cached.frame : encodeCacheMiss(channel));
+    }
+  }
+
+  function leave(ws: WebSocket<SocketData>, app: AppState, channel: string, closing: boolean): void {
+    const data = ws.getUserData();
+    if (!data.channels.delete(channel)) return;
+    const topic = topicOf(app, channel);
+    if (!closing) ws.unsubscribe(topic);
+    app.metrics.subscriptions.dec();
+    const state = app.channels.get(channel);
+    if (!state) return;
+    state.subscribers -= 1;
+    if (state.roster) {
+      data.presence?.delete(channel);
+      const change = state.roster.leave(data.socketId);
+      if (change.type === 'member_removed') {
+        const removed = encodeMemberRemoved(channel, change.userId);
+        uwsApp.publish(topic, removed, false, false);
+        countBroadcast(app, topic, removed, 0);
+      }
+    }
+    if (state.subscribers <= 0) {
+      app.channels.delete(channel);
+      events.emit('channelRemoved', { appId: app.config.id, channel }, reportListenerError);
+    }
+  }
+
+  function freshCache(app: AppState, channel: string): CachedEvent | undefined {
+    const cached = app.cache.get(channel);
+    if (!cached) return undefined;
+    if (cached.expiresAt <= Date.now()) {
+      app.cache.delete(channel);
+      return undefined;
+    }
+    return cached;
+  }
+
+  function countBroadcast(app: AppState, topic: string, frame: string, excluded: number): number {
+    const recipients = Math.max(0, uwsApp.numSubscribers(topic) - excluded);
+    if (recipients > 0) {
+      app.metrics.sent.inc(recipients);
+      app.metrics.bytesOut.inc(recipients * frame.length);
+    }
+    return recipients;
+  }
+
+  // ---- client events and sign-in ---------------------------------------------------------------------------
+
+  function clientEvent(
+    ws: WebSocket<SocketData>,
+    app: AppState,
+    frame: Extract<ClientFrame, { type: 'client-event' }>,
+  ) {
+    const data = ws.getUserData();
+    const { channel, event } = frame;
+    const reject = (message: string) => sendError(ws, app, ErrorCode.ClientEventRejected, message);
+    if (app.config.clientEvents === 'none') return reject('Client events are not enabled for this app');
+    const traits = describeChannel(channel);
+    if (!traits.clientEvents) return reject(`Client events are not allowed on ${traits.kind} channels`);
+    if (!data.channels.has(channel))
+      return reject(`Subscribe to ${channel} before sending client events on it`);
+    const userId = data.presence?.get(channel);
+    if (app.config.clientEvents === 'members' && userId === undefined && data.userId === undefined) {
+      return reject('Only members may send client events: join the presence channel or sign in first');
+    }
+    if (event.length > app.config.maxEventNameLength) {
+      return reject(`Event name is longer than ${app.config.maxEventNameLength} characters`);
+    }
+    const encoded = encodeChannelEvent({
+      event,
+      channel,
+      data: frame.data,
+      userId: traits.presence ? userId : undefined,
+    });
+    if (encoded.length > app.config.maxEventPayloadBytes) {
+      return reject(`Event data is larger than ${app.config.maxEventPayloadBytes} bytes`);
+    }
+    const topic = topicOf(app, channel);
+    ws.publish(topic, encoded, false, false);
+    const recipients = countBroadcast(app, topic, encoded, 1);
+    if (events.has('messageSent')) {
+      events.emit('messageSent', { appId: app.config.id, channel, event, recipients }, reportListenerError);
+    }
+  }
+
+  function signin(ws: WebSocket<SocketData>, app: AppState, frame: Extract<ClientFrame, { type: 'signin' }>) {
+    const data = ws.getUserData();
+    if (!verifyUserAuth(app.config, frame.auth, data.socketId, frame.userData)) {
+      return closeWith(ws, app, ErrorCode.Unauthorized, 'Invalid signature for pusher:signin');
+    }
+    const user = parseUserData(frame.userData);
+    if (!user.ok) return closeWith(ws, app, ErrorCode.Unauthorized, user.error.message);
+    if (data.userId !== undefined) forgetUser(app, ws, data.userId);
+    data.userId = user.value.id;
+    let sockets = app.users.get(user.value.id);
+    if (!sockets) app.users.set(user.value.id, (sockets = new Set()));
+    sockets.add(ws);
+    send(ws, app, encodeSigninSuccess(frame.userData));
+  }
+
+  function forgetUser(app: AppState, ws: WebSocket<SocketData>, userId: string): void {
+    const sockets = app.users.get(userId);
+    if (!sockets) return;
+    sockets.delete(ws);
+    if (sockets.size === 0) app.users.delete(userId);
+  }
+
+  // ---- socket lifecycle ------------------------------------------------------------------------------------
+
+  function refusal(app: AppState | undefined, origin: string, query: string): SocketData['rejection'] {
+    if (!app) return { code: ErrorCode.AppNotFound, message: 'No application has this key' };
+    if (!app.config.enabled) return { code: ErrorCode.AppDisabled, message: 'Application is disabled' };
+    if (!isOriginAllowed(origin || undefined, app.config.allowedOrigins)) {
+      return { code: ErrorCode.Unauthorized, message: `Origin ${origin || '(none)'} is not allowed` };
+    }
+    const protocol = new URLSearchParams(query).get('protocol');
+    if (protocol !== null && protocol !== '7') {
+      return {
+        code: ErrorCode.UnsupportedProtocol,
+        message: `Protocol version ${protocol} is not supported; use 7`,
+      };
+    }
+    return undefined;
+  }
+
+  function onMessage(ws: WebSocket<SocketData>, message: ArrayBuffer): void {
+    const data = ws.getUserData();
+    const app = data.app;
+    if (!app || !data.open) return;
+    data.lastSeen = Date.now();
+    data.pingedAt = 0;
+    app.metrics.received.inc();
+    app.metrics.bytesIn.inc(message.byteLength);
+    if (message.byteLength > app.config.maxMessageSize) {
+      return closeWith(
+        ws,
+        app,
+        ErrorCode.Unauthorized,
+        `Message of ${message.byteLength} bytes exceeds max_message_size (${app.config.maxMessageSize})`,
+      );
+    }
+    const parsed = parseClientFrame(Buffer.from(message).toString('utf8'));
+    if (!parsed.ok) {
+      return sendError(ws, app, ErrorCode.GenericError, parsed.error.message);
+    }
+    const frame = parsed.value;
+    if (events.has('messageReceived')) {
+      events.emit(
+        'messageReceived',
+        {
+          appId: app.config.id,
+          socketId: data.socketId,
+          event: frame.type,
+          channel: 'channel' in frame ? frame.channel : undefined,
+        },
+        reportListenerError,
+      );
+    }
+    switch (frame.type) {
+      case 'ping':
+        return send(ws, app, encodePong());
+      case 'pong':
+        return;
+      case 'subscribe':
+        return subscribe(ws, app, frame);
+      case 'unsubscribe':
+        return leave(ws, app, frame.channel, false);
+      case 'signin':
+        return signin(ws, app, frame);
+      case 'client-event':
+        return clientEvent(ws, app, frame);
+    }
+  }
+
+  function guard<A extends unknown[]>(where: string, fn: (...args: A) => void): (...args: A) => void {
+    return (...args: A) => {
+      try {
+        fn(...args);
+      } catch (error) {
+        // A bug in one handler must not take the process or the other sockets down.
+        logger.error(`unexpected error in ${where}`, { error });
+      }
+    };
+  }
+
+  uwsApp.ws<SocketData>(`${path}/app/:key`, {
+    maxPayloadLength: maxMessageSize * 4,
+    idleTimeout: 0,
+    sendPingsAutomatically: false,
+    maxBackpressure: 1024 * 1024,
+    upgrade: guard('upgrade', (res: HttpResponse, req: HttpRequest, context) => {
+      const app = appsByKey.get(req.getParameter(0) ?? '');
+      const origin = req.getHeader('origin');
+      const data: SocketData = {
+        app,
+        rejection: refusal(app, origin, req.getQuery() ?? ''),
+        socketId: nextSocketId(),
+        origin: origin || undefined,
+        lastSeen: Date.now(),
+        pingedAt: 0,
+        channels: NO_CHANNELS as Set<string>,
+        presence: undefined,
+        userId: undefined,
+        open: true,
+      };
+      res.upgrade(
+        data,
+        req.getHeader('sec-websocket-key'),
+        req.getHeader('sec-websocket-protocol'),
+        req.getHeader('sec-websocket-extensions'),
+        context,
+      );
+    }),
+    open: guard('open', (ws: WebSocket<SocketData>) => {
+      const data = ws.getUserData();
+      const app = data.app;
+      if (closing) return closeWith(ws, app, ErrorCode.Reconnect, 'Server is restarting');
+      if (!app || data.rejection) {
+        const rejection = data.rejection ?? {
+          code: ErrorCode.AppNotFound,
+          message: 'No application has this key',
+        };
+        logger.debug('connection refused', { appId: app?.config.id, code: rejection.code });
+        return closeWith(ws, undefined, rejection.code, rejection.message);
+      }
+      if (app.sockets.size >= app.config.maxConnections) {
+        return closeWith(
+          ws,
+          undefined,
+          ErrorCode.OverConnectionQuota,
+          'Application is over its connection quota',
+        );
+      }
+      (data as { channels: Set<string> }).channels = new Set();
+      app.sockets.add(ws);
+      socketsById.set(data.socketId, ws);
+      app.metrics.connections.inc();
+      app.metrics.newConnections.inc();
+      send(ws, app, encodeConnectionEstablished(data.socketId, app.config.activityTimeout));
+      events.emit(
+        'connectionEstablished',
+        { appId: app.config.id, socketId: data.socketId, origin: data.origin },
+        reportListenerError,
+      );
+    }),
+    message: guard('message', (ws: WebSocket<SocketData>, message: ArrayBuffer) => onMessage(ws, message)),
+    ping: guard('ping', (ws: WebSocket<SocketData>) => {
+      const data = ws.getUserData();
+      data.lastSeen = Date.now();
+      data.pingedAt = 0;
+    }),
+    pong: guard('pong', (ws: WebSocket<SocketData>) => {
+      const data = ws.getUserData();
+      data.lastSeen = Date.now();
+      data.pingedAt = 0;
+    }),
+    close: guard('close', (ws: WebSocket<SocketData>, code: number) => {
+      const data = ws.getUserData();
+      data.open = false;
+      const app = data.app;
+      if (!app || !app.sockets.delete(ws)) return;
+      socketsById.delete(data.socketId);
+      for (const channel of [...data.channels]) leave(ws, app, channel, true);
+      if (data.userId !== undefined) forgetUser(app, ws, data.userId);
+      app.metrics.connections.dec();
+      app.metrics.disconnections.inc();
+      events.emit(
+        'connectionClosed',
+        { appId: app.config.id, socketId: data.socketId, code },
+        reportListenerError,
+      );
+    }),
+  });
+
+  const httpHandler: FetchHandler =
+    options.httpHandler ??
+    (() =>
+      new Response('{"error":"Not found"}', {
+        status: 404,
+        headers: { 'content-type': 'application/json' },
+      }));
+  uwsApp.any('/*', (res, req) =>
+    handleWithFetch(res, req, {
+      handler: httpHandler,
+      maxBodyBytes: options.maxRequestSize ?? 10_000,
+      scheme: options.tls ? 'https' : 'http',
+      onError: (error) => logger.error('HTTP handler failed', { error }),
+      onComplete: ({ status, bytesIn, bytesOut, path: requestPath, method }) => {
+        const appId = APP_IN_PATH.exec(requestPath)?.[1];
+        const label = { app_id: appId ?? '' };
+        metrics.httpCalls.inc(label);
+        metrics.httpBytesReceived.inc(label, bytesIn);
+        metrics.httpBytesSent.inc(label, bytesOut);
+        if (events.has('httpApiEvent')) {
+          events.emit('httpApiEvent', { appId, method, path: requestPath, status }, reportListenerError);
+        }
+      },
+    }),
+  );
+
+  // ---- activity sweep --------------------------------------------------------------------------------------
+
+  function sweep(): void {
+    const now = Date.now();
+    for (const app of appsById.values()) {
+      const idleMs = app.config.activityTimeout * 1000;
+      const graceMs = app.config.pingInterval * 1000;
+      for (const ws of app.sockets) {
+        const data = ws.getUserData();
+        if (data.pingedAt > 0) {
+          if (now - data.pingedAt >= graceMs)
+            closeWith(ws, app, ErrorCode.PongNotReceived, 'Pong reply not received');
+        } else if (now - data.lastSeen >= idleMs) {
+          data.pingedAt = now;
+          send(ws, app, encodePing());
+        }
+      }
+    }
+  }
+
+  let listenSocket: us_listen_socket | undefined;
+  let boundPort: number | undefined;
+  let sweepTimer: NodeJS.Timeout | undefined;
+  let closing = false;
+
+  const server: RealtimeServer = {
+    get port() {
+      return boundPort;
+    },
+    native,
+    events,
+    metrics,
+
+    listen() {
+      const host = options.host ?? '0.0.0.0';
+      const port = options.port ?? 8080;
+      return new Promise<number>((resolve, reject) => {
+        uwsApp.listen(host, port, (socket) => {
+          if (!socket) {
+            reject(
+              new RealtimeServerError(
+                'listen_failed',
+                `Cannot listen on ${host}:${port} (is the port in use?)`,
+              ),
+            );
+            return;
+          }
+          listenSocket = socket;
+          boundPort = uws.us_socket_local_port(
+            socket as unknown as Parameters<typeof uws.us_socket_local_port>[0],
+          );
+          const intervals = [...appsById.values()].map((app) => app.config.pingInterval);
+          const every = Math.max(250, Math.min(fallbacks.pingInterval, ...intervals) * 1000);
+          sweepTimer = setInterval(guard('sweep', sweep), every);
+          sweepTimer.unref();
+          logger.info('listening', { host, port: boundPort, native });
+          resolve(boundPort);
+        });
+      });
+    },
+
+    async close() {
+      closing = true;
+      if (sweepTimer) clearInterval(sweepTimer);
+      if (listenSocket) uws.us_listen_socket_close(listenSocket);
+      listenSocket = undefined;
+      for (const app of appsById.values()) {
+        for (const ws of [...app.sockets]) closeWith(ws, app, ErrorCode.Reconnect, 'Server is shutting down');
+      }
+    },
+
+    findApp(appId) {
+      return appsById.get(appId)?.config;
+    },
+
+    publish(appId, request) {
+      const app = appsById.get(appId);
+      if (!app) return;
+      const excluded = request.excludeSocketId ? socketsById.get(request.excludeSocketId) : undefined;
+      const excludedData = excluded?.getUserData();
+      const excludedInApp = excludedData?.app === app ? excluded : undefined;
+      for (const channel of request.channels) {
+        const frame = encodeChannelEvent({ event: request.event, channel, data: request.data });
+        const topic = topicOf(app, channel);
+        if (describeChannel(channel).cache) {
+          app.cache.set(channel, {
+            frame,
+            event: request.event,
+            data: request.data,
+            expiresAt: Date.now() + app.config.cacheTtlMs,
+          });
+        }
+        let excludedCount = 0;
+        if (excludedInApp && excludedData?.channels.has(channel)) {
+          // Publishing through the excluded socket is uWS's native way of skipping exactly that socket.
+          excludedInApp.publish(topic, frame, false, false);
+          excludedCount = 1;
+        } else {
+          uwsApp.publish(topic, frame, false, false);
+        }
+        const recipients = countBroadcast(app, topic, frame, excludedCount);
+        if (events.has('messageSent')) {
+          events.emit(
+            'messageSent',
+            { appId, channel, event: request.event, recipients },
+            reportListenerError,
+          );
+        }
+      }
+    },
+
+    channels(appId, prefix) {
+      const app = appsById.get(appId);
+      if (!app) return [];
+      const list: ChannelSummary[] = [];
+      for (const [name, state] of app.channels) {
+        if (prefix && !name.startsWith(prefix)) continue;
+        list.push(
+          state.roster
+            ? { name, subscriptionCount: state.subscribers, userCount: state.roster.memberCount }
+            : { name, subscriptionCount: state.subscribers },
+        );
+      }
+      return list;
+    },
+
+    channel(appId, name) {
+      const app = appsById.get(appId);
+      const state = app?.channels.get(name);
+      const cached = app ? freshCache(app, name) : undefined;
+      return {
+        occupied: (state?.subscribers ?? 0) > 0,
+        subscriptionCount: state?.subscribers ?? 0,
+        ...(describeChannel(name).presence ? { userCount: state?.roster?.memberCount ?? 0 } : {}),
+        ...(cached
+          ? {
+              cache: {
+                event: cached.event,
+                data: cached.data,
+                ttl: Math.max(0, Math.round((cached.expiresAt - Date.now()) / 1000)),
+              },
+            }
+          : {}),
+      };
+    },
+
+    presenceUsers(appId, name) {
+      return appsById.get(appId)?.channels.get(name)?.roster?.userIds() ?? [];
+    },
+
+    terminateUser(appId, userId) {
+      const app = appsById.get(appId);
+      if (!app) return 0;
+      const targets = new Set(app.users.get(userId));
+      for (const ws of app.sockets) {
+        const presence = ws.getUserData().presence;
+        if (presence && [...presence.values()].includes(userId)) targets.add(ws);
+      }
+      for (const ws of targets)
+        closeWith(ws, app, ErrorCode.Unauthorized, 'Connection terminated by the application');
+      return targets.size;
+    },
+
+    connectionCount(appId) {
+      return appsById.get(appId)?.sockets.size ?? 0;
+    },
+  };
+  return server;
+}

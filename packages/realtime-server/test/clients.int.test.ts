@@ -1,0 +1,249 @@
+import Echo from 'laravel-echo';
+import Pusher from 'pusher';
+import type PusherJs from 'pusher-js';
+import PusherClient from 'pusher-js';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { connected, once, pusherJs, serverSdk, sleep, startServer } from './support.js';
+
+type Started = Awaited<ReturnType<typeof startServer>>;
+
+describe('pusher-js and laravel-echo against the server', () => {
+  let started: Started;
+  const clients: PusherJs[] = [];
+  const track = (client: PusherJs) => {
+    clients.push(client);
+    return client;
+  };
+
+  beforeEach(async () => {
+    started = await startServer();
+  });
+  afterEach(async () => {
+    for (const client of clients.splice(0)) client.disconnect();
+    await started.stop();
+  });
+
+  it('connects and reports the socket id the server assigned', async () => {
+    const client = track(pusherJs(started.port));
+    await connected(client);
+    expect(client.connection.socket_id).toMatch(/^\d+\.\d+$/);
+    expect(started.server.connectionCount('app-1')).toBe(1);
+  });
+
+  it('delivers a published event on a public channel, data intact', async () => {
+    const client = track(pusherJs(started.port));
+    const channel = client.subscribe('news');
+    await once((done) => channel.bind('pusher:subscription_succeeded', done));
+    const received = once<unknown>((done) => channel.bind('article.published', done));
+    started.server.publish('app-1', {
+      channels: ['news'],
+      event: 'article.published',
+      data: JSON.stringify({ title: 'Zürich "quotes" \\ 🚀', n: 1 }),
+    });
+    expect(await received).toEqual({ title: 'Zürich "quotes" \\ 🚀', n: 1 });
+  });
+
+  it('subscribes to a private channel with an SDK-signed auth and receives events', async () => {
+    const client = track(pusherJs(started.port));
+    const channel = client.subscribe('private-orders.42');
+    await once((done) => channel.bind('pusher:subscription_succeeded', done));
+    const received = once<unknown>((done) => channel.bind('shipped', done));
+    started.server.publish('app-1', { channels: ['private-orders.42'], event: 'shipped', data: '{"id":42}' });
+    expect(await received).toEqual({ id: 42 });
+  });
+
+  it('refuses a private channel signed with another secret and keeps the connection', async () => {
+    const foreign = serverSdk(started.port, { id: 'app-1', key: 'app-key', secret: 'not-the-secret' });
+    const client = track(pusherJs(started.port, { sdk: foreign }));
+    const channel = client.subscribe('private-secret');
+    const error = await once<{ type: string; status: number }>((done) =>
+      channel.bind('pusher:subscription_error', done),
+    );
+    expect(error).toMatchObject({ type: 'AuthError', status: 401 });
+    await sleep(100);
+    expect(client.connection.state).toBe('connected');
+  });
+
+  it('excludes the socket named in socket_id from a trigger', async () => {
+    const sender = track(pusherJs(started.port));
+    const other = track(pusherJs(started.port));
+    const a = sender.subscribe('room');
+    const b = other.subscribe('room');
+    await Promise.all([
+      once((done) => a.bind('pusher:subscription_succeeded', done)),
+      once((done) => b.bind('pusher:subscription_succeeded', done)),
+    ]);
+    const seenBySender: unknown[] = [];
+    a.bind('said', (data: unknown) => seenBySender.push(data));
+    const toOther = once<unknown>((done) => b.bind('said', done));
+    started.server.publish('app-1', {
+      channels: ['room'],
+      event: 'said',
+      data: '"hi"',
+      excludeSocketId: sender.connection.socket_id,
+    });
+    expect(await toOther).toBe('hi');
+    await sleep(150);
+    expect(seenBySender).toEqual([]);
+  });
+
+  it('sends client events on a private channel to others only', async () => {
+    const alice = track(pusherJs(started.port));
+    const bob = track(pusherJs(started.port));
+    const a = alice.subscribe('private-chat');
+    const b = bob.subscribe('private-chat');
+    await Promise.all([
+      once((done) => a.bind('pusher:subscription_succeeded', done)),
+      once((done) => b.bind('pusher:subscription_succeeded', done)),
+    ]);
+    const echoed: unknown[] = [];
+    a.bind('client-typing', (data: unknown) => echoed.push(data));
+    const atBob = once<unknown>((done) => b.bind('client-typing', done));
+    expect(a.trigger('client-typing', { who: 'alice' })).toBe(true);
+    expect(await atBob).toEqual({ who: 'alice' });
+    await sleep(150);
+    expect(echoed).toEqual([]);
+  });
+
+  it('signs in a user and delivers events on #server-to-user-{id}', async () => {
+    const client = track(pusherJs(started.port, { user: { id: 'u-7', info: { name: 'Grace' } } }));
+    await connected(client);
+    const received = once<unknown>((done) => client.user.bind('invoice.ready', done));
+    client.signin();
+    await client.user.signinDonePromise;
+    // Wait until the server has the personal channel subscribed.
+    for (
+      let i = 0;
+      i < 50 && started.server.channel('app-1', '#server-to-user-u-7').subscriptionCount === 0;
+      i++
+    ) {
+      await sleep(20);
+    }
+    started.server.publish('app-1', {
+      channels: ['#server-to-user-u-7'],
+      event: 'invoice.ready',
+      data: '{"total":12}',
+    });
+    expect(await received).toEqual({ total: 12 });
+  });
+
+  it('replays the last event of a cache channel and reports a miss when empty', async () => {
+    const first = track(pusherJs(started.port));
+    const empty = first.subscribe('cache-prices');
+    await once((done) => empty.bind('pusher:cache_miss', done));
+    started.server.publish('app-1', { channels: ['cache-prices'], event: 'price', data: '{"eur":3}' });
+    const late = track(pusherJs(started.port));
+    const channel = late.subscribe('cache-prices');
+    expect(await once<unknown>((done) => channel.bind('price', done))).toEqual({ eur: 3 });
+  });
+
+  it('authorizes an encrypted channel with the SDK shared secret and refuses client events on it', async () => {
+    const encryptingSdk = new Pusher({
+      appId: 'app-1',
+      key: 'app-key',
+      secret: 'app-secret',
+      encryptionMasterKeyBase64: Buffer.alloc(32, 7).toString('base64'),
+    });
+    const client = track(pusherJs(started.port, { sdk: encryptingSdk }));
+    const channel = client.subscribe('private-encrypted-vault');
+    await once((done) => channel.bind('pusher:subscription_succeeded', done));
+    expect(started.server.channel('app-1', 'private-encrypted-vault').subscriptionCount).toBe(1);
+    // pusher-js refuses client events on encrypted channels itself; the server refusal is tested with raw frames.
+    expect(() => channel.trigger('client-x', {})).toThrow(/not currently supported for encrypted channels/);
+  });
+
+  it('drives presence through laravel-echo: here, joining, leaving and whispers', async () => {
+    const echoFor = (id: string, name: string) => {
+      const pusher = track(pusherJs(started.port, { user: { id, info: { name } } }));
+      return new Echo({ broadcaster: 'pusher', key: 'app-key', client: pusher });
+    };
+    const ada = echoFor('1', 'Ada');
+    const here = once<Array<{ name: string }>>((done) => {
+      ada.join('room.1').here(done);
+    });
+    expect(await here).toEqual([{ name: 'Ada' }]);
+
+    const joined = once<{ name: string }>((done) => {
+      ada.join('room.1').joining(done);
+    });
+    const grace = echoFor('2', 'Grace');
+    const graceHere = once<Array<{ name: string }>>((done) => {
+      grace.join('room.1').here(done);
+    });
+    expect(await joined).toEqual({ name: 'Grace' });
+    expect((await graceHere).map((member) => member.name).sort()).toEqual(['Ada', 'Grace']);
+
+    const whisper = once<unknown>((done) => {
+      grace.join('room.1').listenForWhisper('typing', done);
+    });
+    await sleep(50);
+    ada.join('room.1').whisper('typing', { by: 'Ada' });
+    expect(await whisper).toEqual({ by: 'Ada' });
+
+    const event = once<unknown>((done) => {
+      grace.join('room.1').listen('.moved', done);
+    });
+    started.server.publish('app-1', {
+      channels: ['presence-room.1'],
+      event: 'moved',
+      data: '{"to":"kitchen"}',
+    });
+    expect(await event).toEqual({ to: 'kitchen' });
+
+    const left = once<{ name: string }>((done) => {
+      ada.join('room.1').leaving(done);
+    });
+    grace.leave('room.1');
+    expect(await left).toEqual({ name: 'Grace' });
+    expect(started.server.presenceUsers('app-1', 'presence-room.1')).toEqual(['1']);
+  });
+
+  it('counts a user with two tabs as one presence member', async () => {
+    const watcher = track(pusherJs(started.port, { user: { id: 'w' } }));
+    const watch = watcher.subscribe('presence-lobby');
+    await once((done) => watch.bind('pusher:subscription_succeeded', done));
+    const added: Array<{ id: string }> = [];
+    const removed: Array<{ id: string }> = [];
+    watch.bind('pusher:member_added', (member: { id: string }) => added.push(member));
+    watch.bind('pusher:member_removed', (member: { id: string }) => removed.push(member));
+
+    const tab1 = track(pusherJs(started.port, { user: { id: '9' } }));
+    const tab2 = track(pusherJs(started.port, { user: { id: '9' } }));
+    const c1 = tab1.subscribe('presence-lobby');
+    await once((done) => c1.bind('pusher:subscription_succeeded', done));
+    const c2 = tab2.subscribe('presence-lobby');
+    await once((done) => c2.bind('pusher:subscription_succeeded', done));
+    await sleep(100);
+    expect(added.map((member) => member.id)).toEqual(['9']);
+    expect(started.server.channel('app-1', 'presence-lobby')).toMatchObject({
+      userCount: 2,
+      subscriptionCount: 3,
+    });
+
+    tab1.disconnect();
+    await sleep(150);
+    expect(removed).toEqual([]);
+    tab2.disconnect();
+    await sleep(150);
+    expect(removed.map((member) => member.id)).toEqual(['9']);
+  });
+
+  it('uses the path prefix for sockets when one is configured', async () => {
+    const prefixed = await startServer({ path: '/realtime' });
+    try {
+      const client = new PusherClient('app-key', {
+        cluster: 'mt1',
+        wsHost: '127.0.0.1',
+        wsPort: prefixed.port,
+        wsPath: '/realtime',
+        forceTLS: false,
+        enabledTransports: ['ws'],
+      });
+      track(client);
+      await connected(client);
+      expect(prefixed.server.connectionCount('app-1')).toBe(1);
+    } finally {
+      await prefixed.stop();
+    }
+  });
+});

@@ -1,0 +1,231 @@
+import Pusher from 'pusher';
+import PusherJs from 'pusher-js';
+import WebSocket from 'ws';
+import {
+  createRealtimeServer,
+  type RealtimeApp,
+  type RealtimeServer,
+  type RealtimeServerOptions,
+} from '../src/index.js';
+
+export const APP = { id: 'app-1', key: 'app-key', secret: 'app-secret' } as const;
+
+/** Starts a server on a random loopback port; `stop` closes it. */
+export async function startServer(
+  overrides: Partial<RealtimeServerOptions> & { app?: Partial<RealtimeApp> } = {},
+): Promise<{
+  server: RealtimeServer;
+  port: number;
+  url: (key?: string, query?: string) => string;
+  stop: () => Promise<void>;
+}> {
+  const { app, ...rest } = overrides;
+  const server = createRealtimeServer({
+    host: '127.0.0.1',
+    port: 0,
+    processMetrics: false,
+    apps: [{ ...APP, ...app }],
+    ...rest,
+  });
+  const port = await server.listen();
+  const prefix = rest.path ?? '';
+  return {
+    server,
+    port,
+    url: (key = APP.key, query = 'protocol=7&client=js&version=8.4.0') =>
+      `ws://127.0.0.1:${port}${prefix}/app/${key}?${query}`,
+    stop: () => server.close(),
+  };
+}
+
+/** A parsed frame from the server, with `data` decoded as pusher-js decodes it. */
+export interface Frame {
+  event: string;
+  channel?: string;
+  data?: unknown;
+  rawData?: unknown;
+  user_id?: string;
+}
+
+function decode(text: string): Frame {
+  const frame = JSON.parse(text) as Frame;
+  frame.rawData = frame.data;
+  if (typeof frame.data === 'string') {
+    try {
+      frame.data = JSON.parse(frame.data);
+    } catch {
+      // App data that is not JSON stays a string, as in pusher-js.
+    }
+  }
+  return frame;
+}
+
+/** A raw WebSocket client speaking the protocol by hand, for the error paths. */
+export class RawClient {
+  readonly frames: Frame[] = [];
+  readonly texts: string[] = [];
+  readonly closed: Promise<{ code: number; reason: string }>;
+  readonly #waiters: Array<{ test: (frame: Frame) => boolean; resolve: (frame: Frame) => void }> = [];
+  #cursor = 0;
+
+  private constructor(readonly ws: WebSocket) {
+    this.closed = new Promise((resolve) => {
+      ws.on('close', (code, reason) => resolve({ code, reason: reason.toString() }));
+    });
+    ws.on('message', (raw) => {
+      const text = raw.toString();
+      this.texts.push(text);
+      const frame = decode(text);
+      this.frames.push(frame);
+      for (const waiter of [...this.#waiters]) {
+        if (waiter.test(frame)) {
+          this.#waiters.splice(this.#waiters.indexOf(waiter), 1);
+          waiter.resolve(frame);
+        }
+      }
+    });
+  }
+
+  static async connect(url: string, headers: Record<string, string> = {}): Promise<RawClient> {
+    const ws = new WebSocket(url, { headers });
+    const client = new RawClient(ws);
+    await new Promise<void>((resolve, reject) => {
+      ws.once('open', () => resolve());
+      ws.once('error', reject);
+    });
+    return client;
+  }
+
+  /** Connects and waits for `pusher:connection_established`; returns the client and its socket id. */
+  static async established(
+    url: string,
+    headers: Record<string, string> = {},
+  ): Promise<{ client: RawClient; socketId: string }> {
+    const client = await RawClient.connect(url, headers);
+    const frame = await client.next('pusher:connection_established');
+    return { client, socketId: (frame.data as { socket_id: string }).socket_id };
+  }
+
+  send(frame: unknown): void {
+    this.ws.send(JSON.stringify(frame));
+  }
+
+  sendRaw(text: string | Buffer, binary = false): void {
+    this.ws.send(text, { binary });
+  }
+
+  /** Resolves with the next frame (after those already consumed) matching the event name or predicate. */
+  next(match: string | ((frame: Frame) => boolean), timeoutMs = 3000): Promise<Frame> {
+    const test = typeof match === 'string' ? (frame: Frame) => frame.event === match : match;
+    for (let i = this.#cursor; i < this.frames.length; i++) {
+      const frame = this.frames[i] as Frame;
+      if (test(frame)) {
+        this.#cursor = i + 1;
+        return Promise.resolve(frame);
+      }
+    }
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`Timed out waiting for ${String(match)}`)), timeoutMs);
+      this.#waiters.push({
+        test,
+        resolve: (frame) => {
+          clearTimeout(timer);
+          this.#cursor = this.frames.length;
+          resolve(frame);
+        },
+      });
+    });
+  }
+
+  /** Resolves true if no frame matching arrives within the window. */
+  async nothing(match: string | ((frame: Frame) => boolean), windowMs = 300): Promise<boolean> {
+    try {
+      await this.next(match, windowMs);
+      return false;
+    } catch {
+      return true;
+    }
+  }
+
+  close(): void {
+    this.ws.close();
+  }
+}
+
+/** The official server SDK, as an app's auth endpoint uses it to sign subscriptions. */
+export function serverSdk(port: number, app: { id: string; key: string; secret: string } = APP): Pusher {
+  return new Pusher({
+    appId: app.id,
+    key: app.key,
+    secret: app.secret,
+    host: '127.0.0.1',
+    port: String(port),
+    useTLS: false,
+  });
+}
+
+export interface ClientUser {
+  id: string;
+  info?: Record<string, unknown>;
+}
+
+/** A pusher-js client whose authorizer signs with the official SDK, as a real app's /broadcasting/auth would. */
+export function pusherJs(
+  port: number,
+  options: { user?: ClientUser; path?: string; sdk?: Pusher; key?: string } = {},
+): PusherJs {
+  const sdk = options.sdk ?? serverSdk(port);
+  const user = options.user ?? { id: '1', info: { name: 'Ada' } };
+  return new PusherJs(options.key ?? APP.key, {
+    cluster: 'mt1',
+    wsHost: '127.0.0.1',
+    wsPort: port,
+    wsPath: options.path ?? '',
+    forceTLS: false,
+    enabledTransports: ['ws'],
+    disableStats: true,
+    channelAuthorization: {
+      endpoint: '/unused',
+      transport: 'ajax',
+      customHandler: ({ socketId, channelName }, callback) => {
+        const presence = channelName.startsWith('presence-');
+        callback(
+          null,
+          sdk.authorizeChannel(
+            socketId,
+            channelName,
+            presence ? { user_id: user.id, user_info: user.info ?? {} } : undefined,
+          ),
+        );
+      },
+    },
+    userAuthentication: {
+      endpoint: '/unused',
+      transport: 'ajax',
+      customHandler: ({ socketId }, callback) => {
+        callback(null, sdk.authenticateUser(socketId, { id: user.id, ...user.info }));
+      },
+    },
+  });
+}
+
+/** Resolves once a pusher-js client is connected. */
+export function connected(client: PusherJs): Promise<void> {
+  return new Promise((resolve) => {
+    if (client.connection.state === 'connected') return resolve();
+    client.connection.bind('connected', () => resolve());
+  });
+}
+
+/** Resolves with the first call of a callback-style binding. */
+export function once<T>(bind: (handler: (value: T) => void) => void, timeoutMs = 3000): Promise<T> {
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error('Timed out')), timeoutMs);
+    bind((value) => {
+      clearTimeout(timer);
+      resolve(value);
+    });
+  });
+}
+
+export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
