@@ -1,0 +1,37 @@
+export {
+  Agent,
+  type AgentClass,
+  type AgentFile,
+  AgentRegistry,
+  BUILT_IN_AGENTS,
+  createAgentRegistry,
+  type McpCommand,
+  type SupportsGuidelines,
+  type SupportsMcp,
+  type SupportsScopedRules,
+  type SupportsSkills,
+  supportsGuidelines,
+  supportsMcp,
+  supportsScopedRules,
+  supportsSkills,
+} from './agents.js';
+export {
+  type ComposedGuidelines,
+  composeGuidelines,
+  type GuidelineSection,
+  loadSkill,
+  type ScopedRule,
+  type Skill,
+} from './compose.js';
+export { type AssistConfig, assistConfigSchema, loadConfig, parseConfig } from './config.js';
+export { AssistError, type AssistErrorCode, isAssistError, type Result } from './errors.js';
+export { type Prompter, type RunOptions, type RunReport, runAssist } from './install.js';
+export { type CliIo, main } from './main.js';
+export { replaceManagedBlock } from './markers.js';
+export { mergeJsonConfig, mergeTomlTable } from './mcp-config.js';
+export { createAssistServer, MCP_SERVER_NAME } from './mcp-server.js';
+export { type FileChange, renderDiff } from './plan.js';
+export type { PluginApi, PluginModule } from './plugins.js';
+export { type InstalledPackage, type Project, readProject } from './project.js';
+export { type ScopedBlock, splitScoped } from './scoped.js';
+export { renderTemplate, type TemplateHelper } from './template.js';
