@@ -1,0 +1,123 @@
+#!/usr/bin/env node
+import { parseArgs } from 'node:util';
+import { SLOW_UWS_WARNING } from '@herald/realtime-server';
+import type { RealtimeConfig } from './config-schema.js';
+import { DEMO_SECRET } from './defaults.js';
+import { loadConfig } from './load-config.js';
+import { createLogger } from './logger.js';
+import { startRealtime } from './start.js';
+
+const USAGE = `Usage: realtime <command> [options]
+
+Commands:
+  server            Start the real-time server
+    --host <host>     Address to bind (overrides the config)
+    --port <port>     Port to bind (overrides the config; 0 picks a free port)
+    --config <file>   Config file (default: realtime.config.{json,js,mjs,ts} in the working directory)
+    --debug           Log at debug level
+  help              Show this help`;
+
+function fail(lines: readonly string[], source: string): never {
+  console.error(`realtime: invalid configuration (${source}):`);
+  for (const line of lines) console.error(`  - ${line}`);
+  process.exit(1);
+}
+
+function printBanner(config: RealtimeConfig, port: number, source: string): void {
+  const settings = config.servers[config.default];
+  const bound = settings?.host ?? '0.0.0.0';
+  const host = settings?.hostname ?? (bound === '0.0.0.0' || bound === '::' ? 'localhost' : bound);
+  const secure = Boolean(settings?.options.tls.local_cert);
+  const base = `${host}:${port}${settings?.path ?? ''}`;
+  const lines = [`Herald real-time server listening on ${bound}:${port} (config: ${source})`, ''];
+  for (const app of config.applications) {
+    lines.push(`  App "${app.name ?? app.id}"${app.enabled ? '' : ' (disabled)'}`);
+    lines.push(`    App id:     ${app.id}`);
+    lines.push(`    App key:    ${app.key}`);
+    // Only the shipped demo secret is shown: real secrets never reach the terminal or the logs.
+    lines.push(`    App secret: ${app.secret === DEMO_SECRET ? app.secret : '(hidden; see your config)'}`);
+    lines.push(`    WebSocket:  ${secure ? 'wss' : 'ws'}://${base}/app/${app.key}`);
+    lines.push(`    REST API:   ${secure ? 'https' : 'http'}://${base}/apps/${app.id}/events`);
+    lines.push('');
+  }
+  console.log(lines.join('\n'));
+}
+
+async function server(argv: string[]): Promise<void> {
+  const { values } = parseArgs({
+    args: argv,
+    options: {
+      host: { type: 'string' },
+      port: { type: 'string' },
+      config: { type: 'string' },
+      debug: { type: 'boolean' },
+    },
+    strict: true,
+  });
+  let port: number | undefined;
+  if (values.port !== undefined) {
+    port = Number(values.port);
+    if (!Number.isInteger(port) || port < 0 || port > 65535)
+      fail([`--port: "${values.port}" is not a port number`], 'command line');
+  }
+  const loaded = await loadConfig({
+    cwd: process.cwd(),
+    env: process.env,
+    cli: { host: values.host, port, config: values.config, debug: values.debug },
+  });
+  if (!loaded.ok) fail(loaded.problems, loaded.source);
+  const { config } = loaded;
+  const { logger, flush } = createLogger({
+    enabled: config.logging.enabled,
+    debug: loaded.debug,
+    pretty: Boolean(process.stdout.isTTY),
+  });
+  let running: Awaited<ReturnType<typeof startRealtime>>;
+  try {
+    running = await startRealtime(config, logger);
+  } catch (error) {
+    console.error(`realtime: ${(error as Error).message}`);
+    process.exit(1);
+  }
+  if (!running.server.native) {
+    console.error(`\n!!! WARNING: ${SLOW_UWS_WARNING}\n`);
+    logger.warn(SLOW_UWS_WARNING);
+  }
+  printBanner(config, running.port, loaded.source);
+
+  let stopping = false;
+  const stop = (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    logger.info('shutting down', { signal });
+    void running.close().then(() => {
+      flush();
+      // Give the close frames a moment to leave before the process ends.
+      setTimeout(() => process.exit(0), 200).unref();
+    });
+  };
+  process.on('SIGTERM', () => stop('SIGTERM'));
+  process.on('SIGINT', () => stop('SIGINT'));
+}
+
+async function main(): Promise<void> {
+  const [command, ...rest] = process.argv.slice(2);
+  switch (command) {
+    case 'server':
+      return server(rest);
+    case undefined:
+    case 'help':
+    case '--help':
+    case '-h':
+      console.log(USAGE);
+      return;
+    default:
+      console.error(`realtime: unknown command "${command}"\n\n${USAGE}`);
+      process.exit(1);
+  }
+}
+
+main().catch((error: unknown) => {
+  console.error(`realtime: ${(error as Error).message}`);
+  process.exit(1);
+});

@@ -1,0 +1,179 @@
+import { z } from 'zod';
+
+// The configuration file's shape, with the spec's key names (snake_case) and defaults. Every problem is reported
+// with its key path by `formatIssues`.
+
+const seconds = z.number().positive();
+
+const tlsSchema = z
+  .object({
+    local_cert: z.string().min(1).optional(),
+    local_pk: z.string().min(1).optional(),
+    passphrase: z.string().optional(),
+    verify_peer: z.boolean().default(false),
+  })
+  .strict()
+  .refine((tls) => (tls.local_cert === undefined) === (tls.local_pk === undefined), {
+    message: 'local_cert and local_pk must be set together',
+  });
+
+export const serverSchema = z
+  .object({
+    host: z.string().min(1).default('0.0.0.0'),
+    port: z.number().int().min(0).max(65535).default(8080),
+    path: z
+      .string()
+      .regex(/^(\/[A-Za-z0-9._~-]+)*\/?$/, 'must be empty or a path such as /realtime')
+      .default(''),
+    /** The public host name printed in URLs (the bind address when absent). */
+    hostname: z.string().min(1).optional(),
+    protocol_version: z.literal('7').default('7'),
+    options: z
+      .object({ tls: tlsSchema.prefault({}) })
+      .strict()
+      .prefault({}),
+    max_request_size: z.number().int().positive().default(10_000),
+    ping_interval: seconds.default(30),
+    activity_timeout: seconds.default(120),
+  })
+  .strict();
+
+export const applicationSchema = z
+  .object({
+    id: z.string().min(1),
+    key: z.string().min(1),
+    secret: z.string().min(1),
+    name: z.string().optional(),
+    max_connections: z.number().int().positive().default(100),
+    enable_client_messages: z.boolean().default(true),
+    accept_client_events_from: z.enum(['all', 'members', 'none']).optional(),
+    enable_statistics: z.boolean().default(true),
+    enable_debug: z.boolean().default(false),
+    allowed_origins: z.array(z.string().min(1)).min(1).default(['*']),
+    ping_interval: seconds.default(60),
+    activity_timeout: seconds.default(30),
+    max_message_size: z.number().int().positive().default(10_000),
+    max_connection_messages_per_second: z.number().int().positive().optional(),
+    connection_rate_limit_terminate: z.boolean().optional(),
+    enabled: z.boolean().default(true),
+    max_presence_members_per_channel: z.number().int().positive().default(100),
+    max_presence_member_size_in_kb: z.number().positive().default(2),
+    max_event_payload_in_kb: z.number().positive().default(10),
+    max_event_batch_size: z.number().int().positive().default(10),
+    max_event_channels_at_once: z.number().int().positive().default(100),
+    max_event_name_length: z.number().int().positive().default(200),
+    max_channel_name_length: z.number().int().positive().default(164),
+    max_backend_events_per_second: z.number().positive().optional(),
+    max_frontend_events_per_second: z.number().positive().optional(),
+    max_read_requests_per_second: z.number().positive().optional(),
+  })
+  .strict();
+
+const redisServerSchema = z
+  .object({
+    url: z.string().min(1).optional(),
+    host: z.string().min(1).default('127.0.0.1'),
+    port: z.number().int().min(1).max(65535).default(6379),
+    username: z.string().optional(),
+    password: z.string().optional(),
+    database: z.number().int().min(0).default(0),
+    timeout: z.number().positive().default(5),
+  })
+  .strict();
+
+export const configSchema = z
+  .object({
+    default: z.string().min(1).default('herald'),
+    servers: z.record(z.string(), serverSchema).default({ herald: serverSchema.parse({}) }),
+    applications: z.array(applicationSchema).min(1, 'at least one application is required'),
+    scaling: z
+      .object({
+        enabled: z.boolean().default(false),
+        channel: z.string().min(1).default('herald:broadcast'),
+        server: redisServerSchema.prefault({}),
+      })
+      .strict()
+      .prefault({}),
+    redis: z.record(z.string(), z.unknown()).default({}),
+    rate_limiter: z
+      .object({
+        enabled: z.boolean().default(false),
+        driver: z.enum(['local', 'redis']).default('local'),
+        default_limits: z
+          .object({
+            max_backend_events_per_second: z.number().positive().default(100),
+            max_frontend_events_per_second: z.number().positive().default(10),
+            max_read_requests_per_second: z.number().positive().default(50),
+          })
+          .strict()
+          .prefault({}),
+        connection: z
+          .object({
+            enabled: z.boolean().default(false),
+            max_messages_per_second: z.number().positive().default(60),
+            terminate_on_limit: z.boolean().default(false),
+          })
+          .strict()
+          .prefault({}),
+        redis: z
+          .object({
+            host: z.string().default('127.0.0.1'),
+            port: z.number().int().default(6379),
+            password: z.string().optional(),
+            database: z.number().int().min(0).default(0),
+            cluster_mode: z.boolean().default(false),
+          })
+          .strict()
+          .prefault({}),
+      })
+      .strict()
+      .prefault({}),
+    logging: z
+      .object({
+        enabled: z.boolean().default(true),
+        debug_enabled: z.boolean().default(false),
+        log_file: z.string().optional(),
+        log_path: z.string().optional(),
+        scopes: z.record(z.string(), z.boolean()).default({}),
+      })
+      .strict()
+      .prefault({}),
+  })
+  .strict()
+  .superRefine((config, ctx) => {
+    if (!(config.default in config.servers)) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['default'],
+        message: `names server "${config.default}", which is not under servers (${Object.keys(config.servers).join(', ')})`,
+      });
+    }
+    const seen = { id: new Set<string>(), key: new Set<string>() };
+    config.applications.forEach((app, index) => {
+      for (const field of ['id', 'key'] as const) {
+        if (seen[field].has(app[field])) {
+          ctx.addIssue({
+            code: 'custom',
+            path: ['applications', index, field],
+            message: `duplicate ${field} "${app[field]}"`,
+          });
+        }
+        seen[field].add(app[field]);
+      }
+    });
+  });
+
+/** The configuration file as written, before defaults. */
+export type RealtimeConfigInput = z.input<typeof configSchema>;
+/** The validated configuration with every default applied. */
+export type RealtimeConfig = z.output<typeof configSchema>;
+export type ApplicationConfig = z.output<typeof applicationSchema>;
+export type ServerConfig = z.output<typeof serverSchema>;
+
+/** Turns zod issues into lines of `key.path: message`. */
+export function formatIssues(issues: readonly z.core.$ZodIssue[], root = ''): string[] {
+  return issues.map((issue) => {
+    const path = [root, ...issue.path.map(String)].filter((part) => part !== '').join('.');
+    return `${path || '(root)'}: ${issue.message}`;
+  });
+}

@@ -1,0 +1,115 @@
+import { type ApiApp, createHttpApi, type RealtimeBackend } from '@herald/http-api';
+import {
+  createRealtimeServer,
+  type Logger,
+  type RealtimeApp,
+  type RealtimeServer,
+} from '@herald/realtime-server';
+import type { ApplicationConfig, RealtimeConfig, ServerConfig } from './config-schema.js';
+
+/** Maps an application's config keys onto the real-time server's options. */
+export function toRealtimeApp(app: ApplicationConfig): RealtimeApp {
+  return {
+    id: app.id,
+    key: app.key,
+    secret: app.secret,
+    name: app.name ?? app.id,
+    enabled: app.enabled,
+    maxConnections: app.max_connections,
+    enableClientMessages: app.enable_client_messages,
+    ...(app.accept_client_events_from ? { acceptClientEventsFrom: app.accept_client_events_from } : {}),
+    allowedOrigins: app.allowed_origins,
+    activityTimeout: app.activity_timeout,
+    pingInterval: app.ping_interval,
+    maxMessageSize: app.max_message_size,
+    maxPresenceMembersPerChannel: app.max_presence_members_per_channel,
+    maxPresenceMemberSizeInKb: app.max_presence_member_size_in_kb,
+    maxEventPayloadInKb: app.max_event_payload_in_kb,
+    maxEventNameLength: app.max_event_name_length,
+    maxChannelNameLength: app.max_channel_name_length,
+  };
+}
+
+/** Maps an application's config keys onto the HTTP API's view of it. */
+export function toApiApp(app: ApplicationConfig): ApiApp {
+  return {
+    id: app.id,
+    key: app.key,
+    secret: app.secret,
+    enabled: app.enabled,
+    allowedOrigins: app.allowed_origins,
+    maxEventPayloadInKb: app.max_event_payload_in_kb,
+    maxEventChannelsAtOnce: app.max_event_channels_at_once,
+    maxEventBatchSize: app.max_event_batch_size,
+    maxEventNameLength: app.max_event_name_length,
+    maxChannelNameLength: app.max_channel_name_length,
+    maxBackendEventsPerSecond: app.max_backend_events_per_second,
+    maxReadRequestsPerSecond: app.max_read_requests_per_second,
+  };
+}
+
+/** The real-time server seen through the HTTP API's port. */
+export function backendOf(server: RealtimeServer): RealtimeBackend {
+  return {
+    publish: (appId, event) => server.publish(appId, event),
+    channels: (appId, query) => server.channels(appId, query.prefix),
+    channel: (appId, name) => server.channel(appId, name),
+    presenceUsers: (appId, name) => server.presenceUsers(appId, name),
+    terminateUser: (appId, userId) => {
+      server.terminateUser(appId, userId);
+    },
+    metrics: () => server.metrics.render(),
+  };
+}
+
+/** A running real-time server with its REST API. */
+export interface RunningRealtime {
+  readonly server: RealtimeServer;
+  readonly port: number;
+  readonly settings: ServerConfig;
+  close(): Promise<void>;
+}
+
+/** Builds the server named by `config.default`, wires the REST API into it and starts listening. */
+export async function startRealtime(config: RealtimeConfig, logger: Logger): Promise<RunningRealtime> {
+  const settings = config.servers[config.default] as ServerConfig;
+  const tls = settings.options.tls;
+  const server = createRealtimeServer({
+    apps: config.applications.map(toRealtimeApp),
+    host: settings.host,
+    port: settings.port,
+    path: settings.path,
+    activityTimeout: settings.activity_timeout,
+    pingInterval: settings.ping_interval,
+    maxRequestSize: settings.max_request_size,
+    ...(tls.local_cert && tls.local_pk
+      ? {
+          tls: {
+            certFile: tls.local_cert,
+            keyFile: tls.local_pk,
+            ...(tls.passphrase ? { passphrase: tls.passphrase } : {}),
+          },
+        }
+      : {}),
+    logger,
+    httpHandler: (request) => api.fetch(request),
+  });
+  const limits = config.rate_limiter;
+  const api = createHttpApi({
+    apps: config.applications.map(toApiApp),
+    backend: backendOf(server),
+    path: settings.path,
+    maxRequestSize: settings.max_request_size,
+    logger,
+    ...(limits.enabled
+      ? {
+          rateLimits: {
+            maxBackendEventsPerSecond: limits.default_limits.max_backend_events_per_second,
+            maxReadRequestsPerSecond: limits.default_limits.max_read_requests_per_second,
+          },
+        }
+      : {}),
+  });
+  const port = await server.listen();
+  return { server, port, settings, close: () => server.close() };
+}

@@ -1,0 +1,179 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Pusher from 'pusher';
+import PusherJs from 'pusher-js';
+import { afterEach, describe, expect, it } from 'vitest';
+import { type RunningBin, runBin, startBin } from './run-bin.js';
+
+const running: RunningBin[] = [];
+const clients: PusherJs[] = [];
+
+afterEach(async () => {
+  for (const client of clients.splice(0)) client.disconnect();
+  await Promise.all(running.splice(0).map((bin) => bin.stop()));
+});
+
+async function start(args: string[] = [], options: { env?: NodeJS.ProcessEnv; cwd?: string } = {}) {
+  const bin = await startBin(args, { cwd: mkdtempSync(join(tmpdir(), 'herald-rt-')), ...options });
+  running.push(bin);
+  return bin;
+}
+
+function client(port: number, key: string, sdk?: Pusher): PusherJs {
+  const pusher = new PusherJs(key, {
+    cluster: 'mt1',
+    wsHost: '127.0.0.1',
+    wsPort: port,
+    forceTLS: false,
+    enabledTransports: ['ws'],
+    disableStats: true,
+    channelAuthorization: {
+      endpoint: '/unused',
+      transport: 'ajax',
+      customHandler: ({ socketId, channelName }, callback) => {
+        if (!sdk) return callback(new Error('no auth'), null);
+        callback(null, sdk.authorizeChannel(socketId, channelName));
+      },
+    },
+  });
+  clients.push(pusher);
+  return pusher;
+}
+
+function subscribed(pusher: PusherJs, name: string) {
+  const channel = pusher.subscribe(name);
+  return new Promise<typeof channel>((resolve) =>
+    channel.bind('pusher:subscription_succeeded', () => resolve(channel)),
+  );
+}
+
+function nextEvent(channel: { bind(event: string, cb: (data: unknown) => void): void }, event: string) {
+  return new Promise<unknown>((resolve) => channel.bind(event, resolve));
+}
+
+describe('realtime server (the bin)', () => {
+  it('starts on embedded defaults and prints the WebSocket URL, the app key and the app secret', async () => {
+    const bin = await start();
+    expect(bin.stdout).toContain(`ws://127.0.0.1:${bin.port}/app/herald-demo-key`);
+    expect(bin.stdout).toMatch(/App key:\s+herald-demo-key/);
+    expect(bin.stdout).toMatch(/App secret:\s+herald-demo-secret/);
+    expect(bin.stdout).toContain('config: embedded defaults');
+  });
+
+  it('delivers an event triggered with curl-style Bearer auth to a pusher-js subscriber', async () => {
+    const bin = await start();
+    const channel = await subscribed(client(bin.port, 'herald-demo-key'), 'news');
+    const received = nextEvent(channel, 'hello');
+    const response = await fetch(`http://127.0.0.1:${bin.port}/apps/herald-demo/events`, {
+      method: 'POST',
+      headers: { authorization: 'Bearer herald-demo-secret', 'content-type': 'application/json' },
+      body: JSON.stringify({ name: 'hello', channel: 'news', data: '{"text":"Hi there"}' }),
+    });
+    expect(response.status).toBe(200);
+    expect(await response.json()).toEqual({});
+    expect(await received).toEqual({ text: 'Hi there' });
+  });
+
+  it('works with the official pusher SDK, including end-to-end encrypted channels', async () => {
+    const bin = await start();
+    const sdk = new Pusher({
+      appId: 'herald-demo',
+      key: 'herald-demo-key',
+      secret: 'herald-demo-secret',
+      host: '127.0.0.1',
+      port: String(bin.port),
+      useTLS: false,
+      encryptionMasterKeyBase64: Buffer.alloc(32, 3).toString('base64'),
+    });
+    const pusher = client(bin.port, 'herald-demo-key', sdk);
+    const plain = await subscribed(pusher, 'private-orders');
+    const vault = await subscribed(pusher, 'private-encrypted-vault');
+    const order = nextEvent(plain, 'created');
+    const secret = nextEvent(vault, 'opened');
+    await sdk.trigger('private-orders', 'created', { id: 7 });
+    await sdk.trigger('private-encrypted-vault', 'opened', { code: 'ä-1234' });
+    expect(await order).toEqual({ id: 7 });
+    expect(await secret).toEqual({ code: 'ä-1234' });
+  });
+
+  it('closes sockets with 4200 and exits 0 on SIGTERM', async () => {
+    const bin = await start();
+    const pusher = client(bin.port, 'herald-demo-key');
+    await subscribed(pusher, 'news');
+    const closed = new Promise<number>((resolve) => {
+      pusher.connection.bind('error', (error: { data?: { code?: number } }) => {
+        if (error.data?.code) resolve(error.data.code);
+      });
+    });
+    bin.child.kill('SIGTERM');
+    expect(await closed).toBe(4200);
+    expect(await bin.exited).toBe(0);
+    pusher.disconnect();
+  });
+
+  it('reads a realtime.config.json from the working directory, with REALTIME_* overriding it', async () => {
+    const cwd = mkdtempSync(join(tmpdir(), 'herald-rt-'));
+    writeFileSync(
+      join(cwd, 'realtime.config.json'),
+      JSON.stringify({
+        applications: [{ id: 'shop', key: 'shop-key', secret: 'shop-secret', name: 'Shop' }],
+      }),
+    );
+    const bin = await start([], { cwd, env: { REALTIME_APP_KEY: 'env-key' } });
+    expect(bin.stdout).toContain('App "Shop"');
+    expect(bin.stdout).toMatch(/App key:\s+env-key/);
+    expect(bin.stdout).toContain('(hidden; see your config)');
+    expect(bin.stdout).not.toContain('shop-secret');
+  });
+
+  it('loads a TypeScript config file given with --config', async () => {
+    const cwd = mkdtempSync(join(tmpdir(), 'herald-rt-'));
+    writeFileSync(
+      join(cwd, 'herald.ts'),
+      `const appName: string = 'Typed';\nexport default { applications: [{ id: 'ts', key: 'ts-key', secret: 'ts-secret', name: appName }] };\n`,
+    );
+    const bin = await start(['--config', 'herald.ts'], { cwd });
+    expect(bin.stdout).toContain('App "Typed"');
+  });
+
+  it('prints every config problem with its key path and exits non-zero', async () => {
+    const cwd = mkdtempSync(join(tmpdir(), 'herald-rt-'));
+    writeFileSync(
+      join(cwd, 'realtime.config.json'),
+      JSON.stringify({
+        servers: { herald: { port: 'eighty' } },
+        applications: [{ id: 'a', key: 'k', secret: 's', max_connections: -1, unknown_key: true }],
+      }),
+    );
+    const result = await runBin(['server'], { cwd });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain('servers.herald.port');
+    expect(result.stderr).toContain('applications.0.max_connections');
+    expect(result.stderr).toContain('unknown_key');
+  });
+
+  it('refuses the demo secret when NODE_ENV=production', async () => {
+    const result = await runBin(['server', '--port', '0'], {
+      cwd: mkdtempSync(join(tmpdir(), 'herald-rt-')),
+      env: { NODE_ENV: 'production' },
+    });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain('applications.0.secret: is the demo placeholder');
+  });
+
+  it('names a bad environment variable', async () => {
+    const result = await runBin(['server'], { env: { REALTIME_PORT: 'abc' } });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain('REALTIME_PORT');
+  });
+
+  it('fails clearly when the port is taken', async () => {
+    const first = await start();
+    const result = await runBin(['server', '--host', '127.0.0.1', '--port', String(first.port)], {
+      cwd: mkdtempSync(join(tmpdir(), 'herald-rt-')),
+    });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain(`Cannot listen on 127.0.0.1:${first.port}`);
+  });
+});
