@@ -68,7 +68,11 @@ async function readConfigFile(file: string): Promise<unknown> {
     const module = (await tsImport(pathToFileURL(file).href, import.meta.url)) as { default?: unknown };
     // Outside an ESM package tsx compiles the file to CommonJS, which nests `export default` one level down.
     const value = module.default;
-    if (isObject(value) && 'default' in value && Object.keys(value).every((key) => key === 'default' || key === '__esModule')) {
+    if (
+      isObject(value) &&
+      'default' in value &&
+      Object.keys(value).every((key) => key === 'default' || key === '__esModule')
+    ) {
       return value.default;
     }
     return value;

@@ -1,9 +1,11 @@
+import { spawnSync } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Pusher from 'pusher';
 import PusherJs from 'pusher-js';
 import { afterEach, describe, expect, it } from 'vitest';
+import WebSocket from 'ws';
 import { type RunningBin, runBin, startBin } from './run-bin.js';
 
 const running: RunningBin[] = [];
@@ -175,5 +177,56 @@ describe('realtime server (the bin)', () => {
     });
     expect(result.code).toBe(1);
     expect(result.stderr).toContain(`Cannot listen on 127.0.0.1:${first.port}`);
+  });
+});
+
+describe('realtime server start-up checks', () => {
+  it('warns loudly, with the fix, when uWebSockets.js runs its JavaScript fallback', async () => {
+    const bin = await start([], { env: { UWS_USE_FALLBACK: '1' } });
+    expect(bin.stderr).toContain('WARNING: uWebSockets.js is running its slow JavaScript fallback');
+    expect(bin.stderr).toContain('official uWebSockets.js build');
+  });
+
+  it('does not warn on the native build', async () => {
+    const bin = await start();
+    expect(bin.stderr).not.toContain('WARNING');
+  });
+
+  it('serves wss:// when a TLS certificate and key are configured', async () => {
+    const cwd = mkdtempSync(join(tmpdir(), 'herald-tls-'));
+    const made = spawnSync(
+      'openssl',
+      [
+        'req',
+        '-x509',
+        '-newkey',
+        'rsa:2048',
+        '-nodes',
+        '-days',
+        '1',
+        '-subj',
+        '/CN=localhost',
+        '-keyout',
+        join(cwd, 'key.pem'),
+        '-out',
+        join(cwd, 'cert.pem'),
+      ],
+      { stdio: 'ignore' },
+    );
+    expect(made.status).toBe(0);
+    const bin = await start([], {
+      cwd,
+      env: { REALTIME_TLS_CERT: join(cwd, 'cert.pem'), REALTIME_TLS_KEY: join(cwd, 'key.pem') },
+    });
+    expect(bin.stdout).toContain(`wss://127.0.0.1:${bin.port}/app/herald-demo-key`);
+    const socket = new WebSocket(`wss://127.0.0.1:${bin.port}/app/herald-demo-key?protocol=7`, {
+      rejectUnauthorized: false,
+    });
+    const first = await new Promise<string>((resolve, reject) => {
+      socket.once('message', (data) => resolve(data.toString()));
+      socket.once('error', reject);
+    });
+    socket.close();
+    expect(JSON.parse(first).event).toBe('pusher:connection_established');
   });
 });

@@ -26,6 +26,7 @@ export function loadUws(): LoadedUws {
 
 /** The warning to print when uWebSockets.js runs without its native build. */
 export const SLOW_UWS_WARNING =
-  `uWebSockets.js has no native build for Node ${process.versions.node} (ABI ${process.versions.modules}) and fell ` +
-  'back to a slow JavaScript implementation. Install an official uWebSockets.js build for this Node version ' +
-  '(e.g. `pnpm add uWebSockets.js@github:uNetworking/uWebSockets.js#v20.52.0`) or run Herald on Node 20.';
+  `uWebSockets.js is running its slow JavaScript fallback, not a native build (Node ${process.versions.node}, ` +
+  `ABI ${process.versions.modules}). The bundled build has native binaries for Node 16, 18 and 20 only. Fix: run ` +
+  'Herald on Node 20, or install an official uWebSockets.js build for this Node version in its place ' +
+  '(e.g. `pnpm add uWebSockets.js@github:uNetworking/uWebSockets.js#v20.52.0`).';
