@@ -54,7 +54,8 @@ export type ReconnectAction = 'refused' | 'backoff' | 'reconnect-now' | 'tls-onl
 
 /** Maps a close code to the reaction pusher-js has to it (mirrors `Protocol.getCloseAction`). */
 export function reconnectAction(code: number): ReconnectAction {
-  if (code < 4000) return 'ignored';
+  // 1002 protocol error, 1003 unsupported data and 1004 (reserved, "too large" in pusher-js) make it back off.
+  if (code < 4000) return code >= 1002 && code <= 1004 ? 'backoff' : 'ignored';
   if (code === 4000) return 'tls-only';
   if (code < 4100) return 'refused';
   if (code < 4200) return 'backoff';

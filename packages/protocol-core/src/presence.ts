@@ -150,12 +150,14 @@ export class PresenceRoster {
   /** The members as `subscription_succeeded` lists them. */
   snapshot(): PresenceSnapshot {
     const ids: string[] = [];
-    const hash: Record<string, unknown> = {};
+    const entries: Array<[string, unknown]> = [];
     for (const [userId, entry] of this.#members) {
       ids.push(userId);
-      hash[userId] = entry.info ?? null;
+      entries.push([userId, entry.info ?? null]);
     }
-    return { ids, hash, count: ids.length };
+    // fromEntries defines own properties, so a user id such as "__proto__" is listed instead of setting the
+    // prototype of the hash and vanishing from the encoded snapshot.
+    return { ids, hash: Object.fromEntries(entries), count: ids.length };
   }
 
   /** The distinct user ids. */

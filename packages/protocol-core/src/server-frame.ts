@@ -37,10 +37,14 @@ export function encodePing(): string {
   return PING;
 }
 
-/** Encodes `pusher_internal:subscription_succeeded`; presence channels carry `{presence:{ids,hash,count}}`. */
+/**
+ * Encodes `pusher_internal:subscription_succeeded`; presence channels carry `{presence:{ids,hash,count}}`.
+ * Either way `data` is a JSON string, as the protocol specifies: pusher-js would also take an object, but
+ * pusher-websocket-java casts `data` to a string before parsing it.
+ */
 export function encodeSubscriptionSucceeded(channel: string, presence?: PresenceSnapshot): string {
   const data = presence
-    ? q({ presence: { ids: presence.ids, hash: presence.hash, count: presence.count } })
+    ? q(q({ presence: { ids: presence.ids, hash: presence.hash, count: presence.count } }))
     : '"{}"';
   return `{"event":"${ProtocolEvent.SubscriptionSucceeded}","channel":${q(channel)},"data":${data}}`;
 }

@@ -1,0 +1,687 @@
+import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import Pusher from 'pusher';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import {
+  encryptedChannelSharedSecret,
+  hmacHex,
+  md5Hex,
+  type QueryParams,
+  type RequestToVerify,
+  requestStringToSign,
+  safeEqual,
+  signChannelAuth,
+  signRequest,
+  signUserAuth,
+  signWebhook,
+  verifyChannelAuth,
+  verifyRequest,
+  verifyUserAuth,
+  verifyWebhook,
+} from './signature.js';
+
+// Pass node:crypto through, but watch timingSafeEqual so the tests can see the constant-time compare is used.
+vi.mock('node:crypto', async (importOriginal) => {
+  const actual = await importOriginal<typeof import('node:crypto')>();
+  return { ...actual, timingSafeEqual: vi.fn(actual.timingSafeEqual) };
+});
+
+// The credentials of the worked examples on Pusher's auth-signatures and HTTP API pages.
+const DOCS_APP = { key: '278d425bdf160c739803', secret: '7ad3773142a6692b25b8' };
+const APP = { key: 'app-key', secret: 'app-secret' };
+const OTHER_SECRET = { key: APP.key, secret: 'another-secret' };
+const OTHER_KEY = { key: 'another-key', secret: APP.secret };
+
+const hmac = (secret: string, text: string): string =>
+  createHmac('sha256', secret).update(text).digest('hex');
+const md5 = (body: string): string => createHash('md5').update(body).digest('hex');
+
+const SDK_OPTIONS = { appId: '3', key: APP.key, secret: APP.secret, cluster: 'mt1' };
+const sdk = new Pusher(SDK_OPTIONS);
+const sdkWithMasterKey = (masterKey: Uint8Array): Pusher =>
+  new Pusher({ ...SDK_OPTIONS, encryptionMasterKeyBase64: Buffer.from(masterKey).toString('base64') });
+
+describe('hmacHex', () => {
+  it('matches the RFC 4231 HMAC-SHA256 test vector', () => {
+    expect(hmacHex('Jefe', 'what do ya want for nothing?')).toBe(
+      '5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843',
+    );
+  });
+
+  it('signs bytes and their UTF-8 string alike', () => {
+    expect(hmacHex('s', Buffer.from('Zoë 🚀'))).toBe(hmacHex('s', 'Zoë 🚀'));
+  });
+});
+
+describe('md5Hex', () => {
+  it('gives the MD5 of the empty body', () => {
+    expect(md5Hex('')).toBe('d41d8cd98f00b204e9800998ecf8427e');
+  });
+
+  it('hashes the UTF-8 bytes of a string body', () => {
+    expect(md5Hex('{"data":"Zoë 🚀"}')).toBe(md5('{"data":"Zoë 🚀"}'));
+    expect(md5Hex(new TextEncoder().encode('{"data":"Zoë 🚀"}'))).toBe(md5('{"data":"Zoë 🚀"}'));
+  });
+});
+
+describe('safeEqual', () => {
+  beforeEach(() => {
+    vi.mocked(timingSafeEqual).mockClear();
+  });
+
+  it.each([
+    ['equal strings', 'abc', 'abc', true],
+    ['two empty strings', '', '', true],
+    ['equal multi-byte strings', 'Zoë🚀', 'Zoë🚀', true],
+    ['strings differing in the last character', 'abc', 'abd', false],
+    ['strings differing in the first character', 'xbc', 'abc', false],
+    ['a string and its prefix', 'abc', 'ab', false],
+    ['a prefix and the longer string', 'ab', 'abc', false],
+    ['an empty and a non-empty string', '', 'a', false],
+    ['strings of equal length in characters but not bytes', 'é', 'ee', false],
+    ['strings differing only in case', 'ABC', 'abc', false],
+  ])('compares %s', (_name, a, b, expected) => {
+    expect(safeEqual(a, b)).toBe(expected);
+  });
+
+  it('compares with crypto.timingSafeEqual', () => {
+    safeEqual('abc', 'abd');
+    expect(timingSafeEqual).toHaveBeenCalled();
+  });
+
+  it('still spends a constant-time comparison when the lengths differ', () => {
+    expect(safeEqual('short', 'a much longer string')).toBe(false);
+    expect(timingSafeEqual).toHaveBeenCalledTimes(1);
+  });
+});
+
+describe('signChannelAuth', () => {
+  it('gives the auth of the worked example in the Pusher docs', () => {
+    expect(signChannelAuth(DOCS_APP, { socketId: '1234.1234', channel: 'private-foobar' })).toBe(
+      '278d425bdf160c739803:58df8b0c36d6982b82c3ecf6b4662e34fe8c25bba48f5369f135bf843651c3a4',
+    );
+  });
+
+  it('signs socket_id:channel:channel_data for presence channels', () => {
+    const channelData = '{"user_id":"7","user_info":{"name":"Ann"}}';
+    expect(signChannelAuth(APP, { socketId: '1.2', channel: 'presence-room', channelData })).toBe(
+      `app-key:${hmac('app-secret', `1.2:presence-room:${channelData}`)}`,
+    );
+  });
+
+  it('gives the same auth as the pusher SDK for a private channel', () => {
+    expect(signChannelAuth(APP, { socketId: '123.456', channel: 'private-orders' })).toBe(
+      sdk.authorizeChannel('123.456', 'private-orders').auth,
+    );
+  });
+
+  it('gives the same auth as the pusher SDK for a presence channel', () => {
+    const response = sdk.authorizeChannel('123.456', 'presence-room', {
+      user_id: '7',
+      user_info: { name: 'Zoë' },
+    });
+    expect(
+      signChannelAuth(APP, {
+        socketId: '123.456',
+        channel: 'presence-room',
+        channelData: response.channel_data,
+      }),
+    ).toBe(response.auth);
+  });
+});
+
+describe('verifyChannelAuth', () => {
+  const input = { socketId: '123.456', channel: 'private-orders' };
+  const validAuth = `app-key:${hmac('app-secret', '123.456:private-orders')}`;
+
+  it('accepts a valid signature', () => {
+    expect(verifyChannelAuth(APP, validAuth, input)).toBe(true);
+  });
+
+  it('accepts the worked example from the Pusher docs', () => {
+    expect(
+      verifyChannelAuth(
+        DOCS_APP,
+        '278d425bdf160c739803:58df8b0c36d6982b82c3ecf6b4662e34fe8c25bba48f5369f135bf843651c3a4',
+        { socketId: '1234.1234', channel: 'private-foobar' },
+      ),
+    ).toBe(true);
+  });
+
+  it('rejects a signature made with another secret', () => {
+    expect(verifyChannelAuth(OTHER_SECRET, validAuth, input)).toBe(false);
+  });
+
+  it('rejects a valid signature presented with another key', () => {
+    expect(verifyChannelAuth(OTHER_KEY, validAuth, input)).toBe(false);
+    expect(verifyChannelAuth(APP, validAuth.replace('app-key:', 'other-key:'), input)).toBe(false);
+  });
+
+  it('rejects a signature made for another socket', () => {
+    expect(verifyChannelAuth(APP, validAuth, { ...input, socketId: '123.457' })).toBe(false);
+  });
+
+  it('rejects a signature made for another channel', () => {
+    expect(verifyChannelAuth(APP, validAuth, { ...input, channel: 'private-invoices' })).toBe(false);
+  });
+
+  it('rejects a private signature offered for the encrypted channel of the same name', () => {
+    expect(verifyChannelAuth(APP, validAuth, { ...input, channel: 'private-encrypted-orders' })).toBe(false);
+  });
+
+  it.each([
+    ['no auth', undefined],
+    ['an empty auth', ''],
+    ['an auth without a colon', hmac('app-secret', '123.456:private-orders')],
+    ['an auth without a key', `:${hmac('app-secret', '123.456:private-orders')}`],
+    ['an auth without a signature', 'app-key:'],
+    ['an upper-case signature', `app-key:${hmac('app-secret', '123.456:private-orders').toUpperCase()}`],
+    ['a truncated signature', validAuth.slice(0, -1)],
+    ['a signature with a trailing character', `${validAuth}0`],
+    ['a signature with whitespace', `${validAuth} `],
+  ])('rejects %s', (_name, auth) => {
+    expect(verifyChannelAuth(APP, auth, input)).toBe(false);
+  });
+
+  it('compares the signature in constant time', () => {
+    vi.mocked(timingSafeEqual).mockClear();
+    verifyChannelAuth(APP, `app-key:${'0'.repeat(64)}`, input);
+    expect(timingSafeEqual).toHaveBeenCalled();
+  });
+
+  describe('on presence channels', () => {
+    const channelData = '{"user_id":"7","user_info":{"name":"Ann"}}';
+    const presence = { socketId: '1.2', channel: 'presence-room', channelData };
+    const auth = `app-key:${hmac('app-secret', `1.2:presence-room:${channelData}`)}`;
+
+    it('accepts a signature over the exact channel_data', () => {
+      expect(verifyChannelAuth(APP, auth, presence)).toBe(true);
+    });
+
+    it.each([
+      ['another user_id', '{"user_id":"8","user_info":{"name":"Ann"}}'],
+      ['other user_info', '{"user_id":"7","user_info":{"name":"Bob"}}'],
+      ['the same JSON with other spacing', '{"user_id": "7", "user_info": {"name": "Ann"}}'],
+      ['the same JSON with keys reordered', '{"user_info":{"name":"Ann"},"user_id":"7"}'],
+      ['a numeric user_id', '{"user_id":7,"user_info":{"name":"Ann"}}'],
+    ])('rejects tampered channel_data: %s', (_name, tampered) => {
+      expect(verifyChannelAuth(APP, auth, { ...presence, channelData: tampered })).toBe(false);
+    });
+
+    it('rejects a presence signature when channel_data is left out', () => {
+      expect(verifyChannelAuth(APP, auth, { socketId: '1.2', channel: 'presence-room' })).toBe(false);
+    });
+
+    it('rejects a private-style signature when channel_data is sent', () => {
+      const privateStyle = `app-key:${hmac('app-secret', '1.2:presence-room')}`;
+      expect(verifyChannelAuth(APP, privateStyle, presence)).toBe(false);
+    });
+  });
+
+  describe('with the pusher SDK’s authorizeChannel', () => {
+    it('accepts its private channel auth', () => {
+      const { auth } = sdk.authorizeChannel('8765.4321', 'private-orders');
+      expect(verifyChannelAuth(APP, auth, { socketId: '8765.4321', channel: 'private-orders' })).toBe(true);
+    });
+
+    it('accepts its presence auth over the channel_data string it returns', () => {
+      const response = sdk.authorizeChannel('8765.4321', 'presence-room', {
+        user_id: '42',
+        user_info: { name: 'Zoë "Q" \\ 🚀', roles: ['admin'] },
+      });
+      const channelData = response.channel_data;
+      expect(channelData).toEqual(expect.any(String));
+      expect(
+        verifyChannelAuth(APP, response.auth, {
+          socketId: '8765.4321',
+          channel: 'presence-room',
+          channelData,
+        }),
+      ).toBe(true);
+    });
+
+    it('accepts its encrypted channel auth, signed like a private one', () => {
+      const { auth } = sdkWithMasterKey(randomBytes(32)).authorizeChannel('1.1', 'private-encrypted-inbox');
+      expect(verifyChannelAuth(APP, auth, { socketId: '1.1', channel: 'private-encrypted-inbox' })).toBe(
+        true,
+      );
+    });
+
+    it('refuses its auth when checked with another secret', () => {
+      const { auth } = sdk.authorizeChannel('8765.4321', 'private-orders');
+      expect(
+        verifyChannelAuth(OTHER_SECRET, auth, { socketId: '8765.4321', channel: 'private-orders' }),
+      ).toBe(false);
+    });
+  });
+});
+
+describe('encryptedChannelSharedSecret', () => {
+  const masterKey = Buffer.from('0123456789abcdef0123456789abcdef');
+
+  it('is base64 of SHA-256 over the channel name then the master key', () => {
+    const expected = createHash('sha256')
+      .update(Buffer.from('private-encrypted-inbox', 'utf8'))
+      .update(masterKey)
+      .digest('base64');
+    expect(encryptedChannelSharedSecret('private-encrypted-inbox', masterKey)).toBe(expected);
+  });
+
+  it('gives the shared_secret the pusher SDK hands to clients', () => {
+    const response = sdkWithMasterKey(masterKey).authorizeChannel('1.1', 'private-encrypted-inbox');
+    expect(encryptedChannelSharedSecret('private-encrypted-inbox', masterKey)).toBe(response.shared_secret);
+  });
+
+  it('differs between channels', () => {
+    expect(encryptedChannelSharedSecret('private-encrypted-a', masterKey)).not.toBe(
+      encryptedChannelSharedSecret('private-encrypted-b', masterKey),
+    );
+  });
+});
+
+describe('signUserAuth', () => {
+  it('gives the auth of the user authentication example in the Pusher docs', () => {
+    expect(signUserAuth(DOCS_APP, '1234.1234', '{"id":"12345"}')).toBe(
+      '278d425bdf160c739803:4708d583dada6a56435fb8bc611c77c359a31eebde13337c16ab43aa6de336ba',
+    );
+  });
+
+  it('gives the same auth as the pusher SDK’s authenticateUser', () => {
+    const response = sdk.authenticateUser('1.2', { id: 'u1', name: 'Zoë' });
+    expect(signUserAuth(APP, '1.2', response.user_data)).toBe(response.auth);
+  });
+});
+
+describe('verifyUserAuth', () => {
+  const userData = '{"id":"12345"}';
+  const auth = `app-key:${hmac('app-secret', `1.2::user::${userData}`)}`;
+
+  it('accepts socket_id::user::user_data signed with the secret', () => {
+    expect(verifyUserAuth(APP, auth, '1.2', userData)).toBe(true);
+  });
+
+  it('accepts the pusher SDK’s authenticateUser output', () => {
+    const response = sdk.authenticateUser('8765.4321', { id: 'u1', watchlist: ['u2'], name: 'Zoë "Q"' });
+    expect(verifyUserAuth(APP, response.auth, '8765.4321', response.user_data)).toBe(true);
+  });
+
+  it('rejects a signature made with another secret', () => {
+    expect(verifyUserAuth(OTHER_SECRET, auth, '1.2', userData)).toBe(false);
+  });
+
+  it('rejects a signature presented with another key', () => {
+    expect(verifyUserAuth(OTHER_KEY, auth, '1.2', userData)).toBe(false);
+  });
+
+  it('rejects a signature made for another socket', () => {
+    expect(verifyUserAuth(APP, auth, '1.3', userData)).toBe(false);
+  });
+
+  it('rejects tampered user_data', () => {
+    expect(verifyUserAuth(APP, auth, '1.2', '{"id":"12346"}')).toBe(false);
+  });
+
+  it('rejects a channel-style signature over socket_id:user_data', () => {
+    expect(verifyUserAuth(APP, `app-key:${hmac('app-secret', `1.2:${userData}`)}`, '1.2', userData)).toBe(
+      false,
+    );
+  });
+
+  it('rejects an auth without a colon', () => {
+    expect(verifyUserAuth(APP, hmac('app-secret', `1.2::user::${userData}`), '1.2', userData)).toBe(false);
+  });
+});
+
+describe('requestStringToSign', () => {
+  it('lowercases and sorts the keys and does not URL-encode, as in the HTTP API docs', () => {
+    expect(requestStringToSign('POST', '/some/resource', { Name: 'Something else', auth_key: 'foo' })).toBe(
+      'POST\n/some/resource\nauth_key=foo&name=Something else',
+    );
+  });
+
+  it('upper-cases the method', () => {
+    expect(requestStringToSign('get', '/apps/1/channels', {})).toBe('GET\n/apps/1/channels\n');
+  });
+
+  it('leaves out auth_signature whatever its case, and parameters without a value', () => {
+    expect(
+      requestStringToSign('GET', '/p', {
+        b: '2',
+        auth_signature: 'x',
+        AUTH_SIGNATURE: 'y',
+        c: undefined,
+        a: '1',
+      }),
+    ).toBe('GET\n/p\na=1&b=2');
+  });
+
+  it('sorts by key in byte order', () => {
+    expect(requestStringToSign('GET', '/p', { b: '1', a_b: '2', a: '3', B2: '4', ab: '5' })).toBe(
+      'GET\n/p\na=3&a_b=2&ab=5&b=1&b2=4',
+    );
+  });
+
+  it('keeps commas, spaces and unicode in values as they are', () => {
+    expect(requestStringToSign('GET', '/p', { info: 'user_count,subscription_count', q: 'a b&é' })).toBe(
+      'GET\n/p\ninfo=user_count,subscription_count&q=a b&é',
+    );
+  });
+});
+
+describe('signRequest', () => {
+  const body = JSON.stringify({
+    name: 'my-event',
+    data: JSON.stringify({ text: 'Zoë 🚀' }),
+    channels: ['orders'],
+  });
+
+  it('adds auth_key, auth_timestamp, auth_version, body_md5 and the signature over them', () => {
+    const params = signRequest(APP, { method: 'POST', path: '/apps/3/events', body }, 1353088179);
+    const signed = `POST\n/apps/3/events\nauth_key=app-key&auth_timestamp=1353088179&auth_version=1.0&body_md5=${md5(body)}`;
+    expect(params).toEqual({
+      auth_key: 'app-key',
+      auth_timestamp: '1353088179',
+      auth_version: '1.0',
+      body_md5: md5(body),
+      auth_signature: hmac('app-secret', signed),
+    });
+  });
+
+  it('adds no body_md5 without a body', () => {
+    const params = signRequest(APP, { method: 'GET', path: '/apps/3/channels' }, 1000);
+    expect(params).not.toHaveProperty('body_md5');
+    expect(params.auth_signature).toBe(
+      hmac('app-secret', 'GET\n/apps/3/channels\nauth_key=app-key&auth_timestamp=1000&auth_version=1.0'),
+    );
+  });
+
+  it('signs extra query parameters with lowercased keys', () => {
+    const params = signRequest(
+      APP,
+      {
+        method: 'GET',
+        path: '/apps/3/channels',
+        query: { FILTER_BY_PREFIX: 'presence-', info: 'user_count' },
+      },
+      1000,
+    );
+    expect(params.filter_by_prefix).toBe('presence-');
+    expect(params.auth_signature).toBe(
+      hmac(
+        'app-secret',
+        'GET\n/apps/3/channels\nauth_key=app-key&auth_timestamp=1000&auth_version=1.0&filter_by_prefix=presence-&info=user_count',
+      ),
+    );
+  });
+
+  it('uses the current time by default', () => {
+    const before = Math.floor(Date.now() / 1000);
+    const stamp = Number(signRequest(APP, { method: 'GET', path: '/' }).auth_timestamp);
+    expect(stamp).toBeGreaterThanOrEqual(before);
+    expect(stamp).toBeLessThanOrEqual(before + 1);
+  });
+
+  describe('compared with the pusher SDK', () => {
+    const timestamp = 1_700_000_000;
+
+    beforeEach(() => {
+      vi.spyOn(Date, 'now').mockReturnValue(timestamp * 1000);
+    });
+
+    afterEach(() => {
+      vi.restoreAllMocks();
+    });
+
+    const sdkParams = (options: Pusher.SignedQueryStringOptions): Record<string, string> =>
+      Object.fromEntries(new URLSearchParams(sdk.createSignedQueryString(options)));
+
+    it('signs a trigger exactly as the SDK does', () => {
+      expect(signRequest(APP, { method: 'POST', path: '/apps/3/events', body }, timestamp)).toEqual(
+        sdkParams({ method: 'POST', path: '/apps/3/events', body }),
+      );
+    });
+
+    it('signs a GET with query parameters exactly as the SDK does', () => {
+      const query = { filter_by_prefix: 'presence-', info: 'user_count' };
+      expect(signRequest(APP, { method: 'GET', path: '/apps/3/channels', query }, timestamp)).toEqual(
+        sdkParams({ method: 'GET', path: '/apps/3/channels', params: query }),
+      );
+    });
+
+    it('produces a request verifyRequest accepts, and so does the SDK’s', () => {
+      const sdkQuery = sdkParams({ method: 'POST', path: '/apps/3/events', body });
+      expect(
+        verifyRequest(APP, { method: 'POST', path: '/apps/3/events', query: sdkQuery, body, now: timestamp }),
+      ).toEqual({ ok: true, value: true });
+      const ours = signRequest(APP, { method: 'POST', path: '/apps/3/events', body }, timestamp);
+      expect(
+        verifyRequest(APP, { method: 'POST', path: '/apps/3/events', query: ours, body, now: timestamp }).ok,
+      ).toBe(true);
+    });
+  });
+});
+
+describe('verifyRequest', () => {
+  const now = 1_700_000_000;
+  const path = '/apps/3/events';
+  const body = JSON.stringify({ name: 'e', data: '{"a":"\\"q\\" é"}', channel: 'orders' });
+
+  /** Builds a request signed by hand with node:crypto, independently of signRequest. */
+  function signedByHand(
+    overrides: { timestamp?: number; bodyMd5?: string | null; signedPath?: string } = {},
+  ) {
+    const query: Record<string, string> = {
+      auth_key: APP.key,
+      auth_timestamp: String(overrides.timestamp ?? now),
+      auth_version: '1.0',
+    };
+    const bodyMd5 = overrides.bodyMd5 === undefined ? md5(body) : overrides.bodyMd5;
+    if (bodyMd5 !== null) query.body_md5 = bodyMd5;
+    const sorted = Object.keys(query)
+      .sort()
+      .map((key) => `${key}=${query[key]}`)
+      .join('&');
+    query.auth_signature = hmac(APP.secret, `POST\n${overrides.signedPath ?? path}\n${sorted}`);
+    return query;
+  }
+
+  const verify = (query: QueryParams, extra: Partial<RequestToVerify> = {}) =>
+    verifyRequest(APP, { method: 'POST', path, query, body, now, ...extra });
+
+  const refusal = (reason: string) => ({ ok: false, error: { reason, message: expect.any(String) } });
+
+  it('accepts a correctly signed request', () => {
+    expect(verify(signedByHand())).toEqual({ ok: true, value: true });
+  });
+
+  it.each([
+    ['600 s old', now - 600],
+    ['600 s ahead', now + 600],
+    ['1 s old', now - 1],
+  ])('accepts a timestamp %s', (_name, timestamp) => {
+    expect(verify(signedByHand({ timestamp })).ok).toBe(true);
+  });
+
+  it.each([
+    ['601 s old', now - 601],
+    ['601 s ahead', now + 601],
+    ['a day old', now - 86_400],
+  ])('refuses a timestamp %s', (_name, timestamp) => {
+    expect(verify(signedByHand({ timestamp }))).toEqual(refusal('stale_timestamp'));
+  });
+
+  it('applies a configured grace period', () => {
+    expect(verify(signedByHand({ timestamp: now - 61 }), { graceSeconds: 60 })).toEqual(
+      refusal('stale_timestamp'),
+    );
+    expect(verify(signedByHand({ timestamp: now - 60 }), { graceSeconds: 60 }).ok).toBe(true);
+  });
+
+  it.each(['abc', '1e9', '-5', '17000000.5', ' 1700000000'])(
+    'refuses the malformed timestamp %j',
+    (timestamp) => {
+      expect(verify({ ...signedByHand(), auth_timestamp: timestamp })).toEqual(refusal('stale_timestamp'));
+    },
+  );
+
+  it('refuses a body_md5 that does not match the body', () => {
+    expect(verify(signedByHand({ bodyMd5: md5('something else') }))).toEqual(refusal('body_md5_mismatch'));
+  });
+
+  it('refuses a body changed after signing', () => {
+    expect(verify(signedByHand(), { body: body.replace('orders', 'invoices') })).toEqual(
+      refusal('body_md5_mismatch'),
+    );
+  });
+
+  it('refuses a body sent without body_md5', () => {
+    expect(verify(signedByHand({ bodyMd5: null }))).toEqual(refusal('missing_param'));
+  });
+
+  it('accepts a request without body and without body_md5', () => {
+    expect(verify(signedByHand({ bodyMd5: null }), { body: '' }).ok).toBe(true);
+  });
+
+  it('accepts a Uint8Array body', () => {
+    expect(verify(signedByHand(), { body: new TextEncoder().encode(body) }).ok).toBe(true);
+  });
+
+  it.each(['auth_key', 'auth_timestamp', 'auth_version', 'auth_signature'])(
+    'refuses a request without %s',
+    (key) => {
+      const query: Record<string, string | undefined> = { ...signedByHand() };
+      delete query[key];
+      expect(verify(query)).toEqual(refusal('missing_param'));
+    },
+  );
+
+  it('refuses another app’s key', () => {
+    expect(verify({ ...signedByHand(), auth_key: 'another-key' })).toEqual(refusal('key_mismatch'));
+  });
+
+  it('refuses an auth_version other than 1.0', () => {
+    expect(verify({ ...signedByHand(), auth_version: '2.0' })).toEqual(refusal('unsupported_version'));
+  });
+
+  it('rejects a signature made with another secret', () => {
+    expect(verifyRequest(OTHER_SECRET, { method: 'POST', path, query: signedByHand(), body, now })).toEqual(
+      refusal('bad_signature'),
+    );
+  });
+
+  it('refuses a parameter added after signing', () => {
+    expect(verify({ ...signedByHand(), socket_id: '1.2' })).toEqual(refusal('bad_signature'));
+  });
+
+  it('refuses another method', () => {
+    expect(verify(signedByHand(), { method: 'PUT' })).toEqual(refusal('bad_signature'));
+  });
+
+  it('refuses another path', () => {
+    expect(verify(signedByHand(), { path: '/apps/4/events' })).toEqual(refusal('bad_signature'));
+  });
+
+  it('refuses a signature in upper case', () => {
+    const query = signedByHand();
+    expect(verify({ ...query, auth_signature: query.auth_signature?.toUpperCase() })).toEqual(
+      refusal('bad_signature'),
+    );
+  });
+
+  it('verifies query keys case-insensitively in the signed string', () => {
+    const query: Record<string, string> = { ...signedByHand({ bodyMd5: null }), Socket_ID: '1.2' };
+    const sorted = `auth_key=app-key&auth_timestamp=${now}&auth_version=1.0&socket_id=1.2`;
+    query.auth_signature = hmac(APP.secret, `POST\n${path}\n${sorted}`);
+    expect(verify(query, { body: '' }).ok).toBe(true);
+  });
+
+  describe('behind a path prefix', () => {
+    const accepted = ['/realtime/apps/3/events', '/apps/3/events'];
+
+    it.each(accepted)('accepts a signature over %s when both forms are given', (signedPath) => {
+      expect(verify(signedByHand({ signedPath }), { path: accepted }).ok).toBe(true);
+    });
+
+    it('accepts a signature over any of several accepted paths', () => {
+      const paths = ['/a/b/apps/3/events', '/b/apps/3/events', '/apps/3/events'];
+      for (const signedPath of paths) {
+        expect(verify(signedByHand({ signedPath }), { path: paths }).ok).toBe(true);
+      }
+    });
+
+    it('refuses a signature over a path that is not among them', () => {
+      expect(verify(signedByHand({ signedPath: '/other/apps/3/events' }), { path: accepted })).toEqual(
+        refusal('bad_signature'),
+      );
+    });
+
+    it('refuses every signature when no path is accepted', () => {
+      expect(verify(signedByHand(), { path: [] })).toEqual(refusal('bad_signature'));
+    });
+  });
+
+  it('uses the current time by default', () => {
+    const fresh = signedByHand({ timestamp: Math.floor(Date.now() / 1000) });
+    expect(verifyRequest(APP, { method: 'POST', path, query: fresh, body }).ok).toBe(true);
+    expect(
+      verifyRequest(APP, { method: 'POST', path, query: signedByHand({ timestamp: 1000 }), body }).ok,
+    ).toBe(false);
+  });
+
+  it('compares the signature in constant time', () => {
+    vi.mocked(timingSafeEqual).mockClear();
+    verify({ ...signedByHand(), auth_signature: '0'.repeat(64) });
+    expect(timingSafeEqual).toHaveBeenCalled();
+  });
+});
+
+describe('signWebhook', () => {
+  const body = '{"time_ms":1700000000000,"events":[{"name":"channel_occupied","channel":"orders"}]}';
+
+  it('is the HMAC-SHA256 hex of the exact body', () => {
+    expect(signWebhook(APP.secret, body)).toBe(hmac(APP.secret, body));
+  });
+
+  it('is accepted by the pusher SDK’s webhook check', () => {
+    const webhook = sdk.webhook({
+      headers: {
+        'x-pusher-key': APP.key,
+        'x-pusher-signature': signWebhook(APP.secret, body),
+        'content-type': 'application/json',
+      },
+      rawBody: body,
+    });
+    expect(webhook.isValid()).toBe(true);
+  });
+});
+
+describe('verifyWebhook', () => {
+  const body = '{"time_ms":1,"events":[{"name":"member_added","channel":"presence-a","user_id":"Zoë"}]}';
+  const signature = hmac(APP.secret, body);
+
+  it('accepts the signature of the exact body', () => {
+    expect(verifyWebhook(APP.secret, body, signature)).toBe(true);
+  });
+
+  it('accepts the body as bytes', () => {
+    expect(verifyWebhook(APP.secret, Buffer.from(body), signature)).toBe(true);
+  });
+
+  it('rejects a body changed by one byte', () => {
+    expect(verifyWebhook(APP.secret, body.replace('"time_ms":1', '"time_ms":2'), signature)).toBe(false);
+  });
+
+  it('rejects a body re-serialised with other spacing', () => {
+    expect(verifyWebhook(APP.secret, JSON.stringify(JSON.parse(body), null, 1), signature)).toBe(false);
+  });
+
+  it('rejects a signature made with another secret', () => {
+    expect(verifyWebhook(APP.secret, body, hmac('another-secret', body))).toBe(false);
+  });
+
+  it.each([
+    ['empty', ''],
+    ['truncated', signature.slice(0, 32)],
+  ])('rejects an %s signature', (_name, bad) => {
+    expect(verifyWebhook(APP.secret, body, bad)).toBe(false);
+  });
+});
