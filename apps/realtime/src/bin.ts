@@ -4,7 +4,7 @@ import { SLOW_UWS_WARNING } from '@herald/realtime-server';
 import type { RealtimeConfig } from './config-schema.js';
 import { DEMO_SECRET } from './defaults.js';
 import { loadConfig } from './load-config.js';
-import { createLogger } from './logger.js';
+import { createLogger, scoped } from './logger.js';
 import { startRealtime } from './start.js';
 
 const USAGE = `Usage: realtime <command> [options]
@@ -67,14 +67,18 @@ async function server(argv: string[]): Promise<void> {
   });
   if (!loaded.ok) fail(loaded.problems, loaded.source);
   const { config } = loaded;
-  const { logger, flush } = createLogger({
+  const { logger: root, flush } = createLogger({
     enabled: config.logging.enabled,
     debug: loaded.debug,
     pretty: Boolean(process.stdout.isTTY),
+    scopes: config.logging.scopes,
+    logFile: config.logging.log_file,
+    logPath: config.logging.log_path,
   });
+  const logger = scoped(root, 'command.server');
   let running: Awaited<ReturnType<typeof startRealtime>>;
   try {
-    running = await startRealtime(config, logger);
+    running = await startRealtime(config, root);
   } catch (error) {
     console.error(`realtime: ${(error as Error).message}`);
     process.exit(1);
@@ -84,6 +88,11 @@ async function server(argv: string[]): Promise<void> {
     logger.warn(SLOW_UWS_WARNING);
   }
   printBanner(config, running.port, loaded.source);
+  scoped(root, 'command.server.start').info('server started', {
+    port: running.port,
+    apps: config.applications.map((app) => app.id),
+    source: loaded.source,
+  });
 
   let stopping = false;
   const stop = (signal: string) => {

@@ -6,6 +6,7 @@ import {
   type RealtimeServer,
 } from '@herald/realtime-server';
 import type { ApplicationConfig, RealtimeConfig, ServerConfig } from './config-schema.js';
+import { scoped } from './logger.js';
 
 /** Maps an application's config keys onto the real-time server's options. */
 export function toRealtimeApp(app: ApplicationConfig): RealtimeApp {
@@ -91,7 +92,7 @@ export async function startRealtime(config: RealtimeConfig, logger: Logger): Pro
           },
         }
       : {}),
-    logger,
+    logger: scoped(logger, 'socket.server'),
     httpHandler: (request) => api.fetch(request),
   });
   const limits = config.rate_limiter;
@@ -100,7 +101,7 @@ export async function startRealtime(config: RealtimeConfig, logger: Logger): Pro
     backend: backendOf(server),
     path: settings.path,
     maxRequestSize: settings.max_request_size,
-    logger,
+    logger: scoped(logger, 'http.api'),
     ...(limits.enabled
       ? {
           rateLimits: {

@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Pusher from 'pusher';
@@ -228,5 +228,31 @@ describe('realtime server start-up checks', () => {
     });
     socket.close();
     expect(JSON.parse(first).event).toBe('pusher:connection_established');
+  });
+});
+
+describe('realtime server logging', () => {
+  it('writes scoped JSON lines to the log file, drops switched-off scopes and never logs secrets', async () => {
+    const cwd = mkdtempSync(join(tmpdir(), 'herald-log-'));
+    writeFileSync(
+      join(cwd, 'realtime.config.json'),
+      JSON.stringify({
+        applications: [{ id: 'a', key: 'k', secret: 'super-secret-value' }],
+        logging: {
+          log_path: join(cwd, 'logs'),
+          log_file: 'herald',
+          scopes: { 'command.server.start': false },
+        },
+      }),
+    );
+    const bin = await start([], { cwd });
+    await bin.stop();
+    const lines = readFileSync(join(cwd, 'logs', 'herald.log'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { scope?: string; msg: string });
+    expect(lines.some((line) => line.scope === 'socket.server' && line.msg === 'listening')).toBe(true);
+    expect(lines.some((line) => line.scope === 'command.server.start')).toBe(false);
+    expect(readFileSync(join(cwd, 'logs', 'herald.log'), 'utf8')).not.toContain('super-secret-value');
   });
 });
