@@ -66,9 +66,10 @@ export function renderGuidelines(
 }
 
 function slugFor(globs: readonly string[]): string {
-  const first = globs[0] ?? '';
-  const plain = first.split('/').filter((part) => part !== '' && !/[*?{}[\]!]/.test(part));
-  const stem = (plain.at(-1) ?? 'rule').replace(/\.[a-z0-9]+$/i, '');
+  const parts = (globs[0] ?? '').split('/').filter((part) => part !== '' && part !== '**');
+  const plain = parts.filter((part) => !/[*?{}[\]!]/.test(part));
+  // Prefer the last plain folder (`src/routes/**` → routes), else the file pattern (`*.test.ts` → test).
+  const stem = plain.at(-1)?.replace(/\.[a-z0-9]+$/i, '') ?? parts.at(-1)?.replace(/\.[a-z0-9]+$/i, '') ?? '';
   return (
     stem
       .toLowerCase()

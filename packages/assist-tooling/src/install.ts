@@ -249,17 +249,12 @@ function planAgents(
   const body = `${GUIDELINES_HEADER}\n\n${guidelines.content}`;
   const mcp = resolveMcpCommand(project, config);
   const skillNames = skills.map((skill) => skill.name);
+  const guidelineFiles: string[] = [];
   for (const [name, agent] of agents) {
     if (supportsGuidelines(agent)) {
       const path = pathFor(config, name, 'guidelines_path') ?? agent.guidelinesPath();
       plan.write(path, replaceManagedBlock(plan.read(path), body));
-      if (!tokens.some((entry) => entry.path === path)) {
-        const sections = guidelines.sections.map((section) => ({
-          key: section.key,
-          tokens: estimateTokens(section.text),
-        }));
-        tokens.push({ path, tokens: estimateTokens(body), sections });
-      }
+      if (!guidelineFiles.includes(path)) guidelineFiles.push(path);
     }
     if (promote && supportsScopedRules(agent)) rulesFor(agent.scopedRuleFiles(guidelines.rules));
     if (supportsSkills(agent)) {
@@ -281,9 +276,17 @@ function planAgents(
     }
   }
   for (const stale of state?.rules ?? []) if (!rules.includes(stale)) plan.remove(stale);
+  // Every agent gets the same composed guidelines, so they are reported once under all their file names.
+  if (guidelineFiles.length > 0) {
+    const sections = guidelines.sections.map((section) => ({
+      key: section.key,
+      tokens: estimateTokens(section.text),
+    }));
+    tokens.push({ path: guidelineFiles.join(', '), tokens: estimateTokens(body), sections });
+  }
   if (skills.length > 0) {
     tokens.push({
-      path: 'skills (name and description load up front, the rest on demand)',
+      path: 'skills (descriptions load up front, bodies on demand)',
       tokens: skills.reduce((sum, skill) => sum + estimateTokens(`${skill.name}: ${skill.description}`), 0),
       sections: skills.map((skill) => ({
         key: skill.name,

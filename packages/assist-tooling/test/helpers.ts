@@ -1,0 +1,76 @@
+import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { main } from '../src/main.js';
+
+const FIXTURES = fileURLToPath(new URL('./fixtures/', import.meta.url));
+const made: string[] = [];
+
+/** Copies a fixture project into a fresh temp folder and returns its path. */
+export function copyFixture(name: string): string {
+  const root = mkdtempSync(join(tmpdir(), `assist-${name}-`));
+  cpSync(join(FIXTURES, name), root, { recursive: true });
+  made.push(root);
+  return root;
+}
+
+/** Removes every temp project made so far. */
+export function cleanFixtures(): void {
+  for (const root of made.splice(0)) rmSync(root, { recursive: true, force: true });
+}
+
+/** Runs the CLI in-process with no terminal attached, as CI and postinstall scripts do. */
+export async function assist(
+  root: string,
+  ...argv: string[]
+): Promise<{ code: number; out: string; err: string }> {
+  let out = '';
+  let err = '';
+  const code = await main(argv, {
+    stdout: (text) => {
+      out += text;
+    },
+    stderr: (text) => {
+      err += text;
+    },
+    interactive: false,
+    env: {},
+    cwd: root,
+  });
+  return { code, out, err };
+}
+
+/** Every file of a project outside node_modules, by relative path, with the temp root shown as `<root>`. */
+export function tree(root: string): Record<string, string> {
+  const files: Record<string, string> = {};
+  const walk = (dir: string): void => {
+    for (const entry of readdirSync(dir, { withFileTypes: true })) {
+      const path = join(dir, entry.name);
+      if (entry.isDirectory()) {
+        if (entry.name !== 'node_modules') walk(path);
+      } else {
+        files[relative(root, path).split('\\').join('/')] = readFileSync(path, 'utf8').replaceAll(
+          root,
+          '<root>',
+        );
+      }
+    }
+  };
+  walk(root);
+  return files;
+}
+
+/** The files that differ between two trees (added, changed or removed). */
+export function changed(before: Record<string, string>, after: Record<string, string>): string[] {
+  const paths = new Set([...Object.keys(before), ...Object.keys(after)]);
+  return [...paths].filter((path) => before[path] !== after[path]).sort();
+}
+
+export function read(root: string, path: string): string {
+  return readFileSync(join(root, path), 'utf8');
+}
+
+export function write(root: string, path: string, content: string): void {
+  writeFileSync(join(root, path), content);
+}
