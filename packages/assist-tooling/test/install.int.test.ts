@@ -191,21 +191,13 @@ describe('assist install', () => {
     const root = copyFixture('hono-app');
     await assist(root, 'install', '--agents', 'claude_code');
     const sections = (text: string) => [...text.matchAll(/^## (typescript\/.*)$/gm)].map((match) => match[1]);
-    expect(sections(read(root, 'CLAUDE.md'))).toEqual([
-      'typescript/core',
-      'typescript/5.0/core',
-      'typescript/5.2/core',
-      'typescript/5.4/core',
-      'typescript/5.5/core',
-    ]);
+    // 5.6 has an empty file and 5.7+ are newer than the installed 5.6.3.
+    const upTo55 = ['core', '5.0/core', '5.2/core', '5.4/core', '5.5/core'].map((key) => `typescript/${key}`);
+    expect(sections(read(root, 'CLAUDE.md'))).toEqual(upTo55);
     write(root, 'node_modules/typescript/package.json', '{ "name": "typescript", "version": "5.8.2" }\n');
     await assist(root, 'update');
     expect(sections(read(root, 'CLAUDE.md'))).toEqual([
-      'typescript/core',
-      'typescript/5.0/core',
-      'typescript/5.2/core',
-      'typescript/5.4/core',
-      'typescript/5.5/core',
+      ...upTo55,
       'typescript/5.7/core',
       'typescript/5.8/core',
     ]);
