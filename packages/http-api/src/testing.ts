@@ -78,7 +78,8 @@ export function createMemoryBackend(metrics: MetricsText = MEMORY_BACKEND_METRIC
     async channel(appId, name): Promise<ChannelState> {
       const channel = channelsOf(appId).get(name);
       if (channel === undefined) return { occupied: false, subscriptionCount: 0 };
-      return { ...summaryOf(name, channel), occupied: channel.subscriptionCount > 0, cache: channel.cache };
+      const { subscriptionCount, userCount } = summaryOf(name, channel);
+      return { occupied: subscriptionCount > 0, subscriptionCount, userCount, cache: channel.cache };
     },
     async presenceUsers(appId, name) {
       return [...new Set(channelsOf(appId).get(name)?.users ?? [])];
