@@ -186,10 +186,12 @@ function compose(project: Project, config: AssistConfig, packages: PackageResour
     dependencies: config.guidelines.dependencies,
     packages,
   });
-  const sections = renderGuidelines(sources.guidelines, helper, config.guidelines.exclude);
-  if (!sections.ok) return sections;
   const skills = config.skills.enabled ? loadSkills(sources.skills, helper, config.skills.exclude) : ok([]);
   if (!skills.ok) return skills;
+  // Guidelines mention skills only when some are actually installed.
+  helper.skills = skills.value.length > 0;
+  const sections = renderGuidelines(sources.guidelines, helper, config.guidelines.exclude);
+  if (!sections.ok) return sections;
   return ok<Composition>({
     guidelines: composeGuidelines(sections.value, promote),
     skills: skills.value,
