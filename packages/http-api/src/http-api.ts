@@ -75,15 +75,9 @@ function normalizePrefix(path: string | undefined): string {
   return withSlash.endsWith('/') ? withSlash.slice(0, -1) : withSlash;
 }
 
-function sendJson(
-  c: Context,
-  body: unknown,
-  status: ContentfulStatusCode = 200,
-  headers: Record<string, string> = {},
-): Response {
+function sendJson(c: Context, body: unknown, status: ContentfulStatusCode = 200): Response {
   const text = JSON.stringify(body);
   return c.body(text, status, {
-    ...headers,
     'Content-Type': 'application/json; charset=utf-8',
     'Content-Length': String(Buffer.byteLength(text)),
   });
@@ -99,9 +93,11 @@ function refuse(issue: ValidationIssue): HttpApiError {
   );
 }
 
+const utf8 = new TextDecoder('utf-8', { fatal: true });
+
 function parseJsonBody(body: Uint8Array): unknown {
   try {
-    return JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(body));
+    return JSON.parse(utf8.decode(body));
   } catch (cause) {
     throw new HttpApiError('invalid_body', 'body: must be a JSON object', { field: 'body', cause });
   }
@@ -109,10 +105,11 @@ function parseJsonBody(body: Uint8Array): unknown {
 
 function checkedChannelName(name: string, app: ApiApp): string {
   const checked = validateChannelName(name, eventLimitsOf(app).maxChannelNameLength);
-  if (!checked.ok)
+  if (!checked.ok) {
     throw new HttpApiError('invalid_body', `channel_name: ${checked.error.message}`, {
       field: 'channel_name',
     });
+  }
   return checked.value;
 }
 
@@ -142,13 +139,10 @@ export function createHttpApi(options: HttpApiOptions): Hono<HttpApiEnv> {
     const headers = rateLimitHeaders(outcome);
     if (!outcome.allowed) {
       logger.info('rate limit reached', { appId: app.id, kind, limit: outcome.limit });
-      throw new HttpApiError(
-        'rate_limited',
-        `Too many ${kind.replace('_', ' ')}: the limit is ${outcome.limit} per second`,
-        {
-          headers,
-        },
-      );
+      const what = kind === 'backend_events' ? 'events' : 'read requests';
+      throw new HttpApiError('rate_limited', `Too many ${what}: the limit is ${outcome.limit} per second`, {
+        headers,
+      });
     }
     for (const [name, value] of Object.entries(headers)) c.header(name, value);
   }
@@ -175,9 +169,9 @@ export function createHttpApi(options: HttpApiOptions): Hono<HttpApiEnv> {
   const api = new Hono<HttpApiEnv>();
 
   root.use('*', async (c, next) => {
+    if (onRequest === undefined) return next();
     const started = performance.now();
     await next();
-    if (onRequest === undefined) return;
     const length = c.res.headers.get('content-length');
     const report: HttpApiRequest = {
       appId: c.get('app')?.id,
@@ -201,7 +195,8 @@ export function createHttpApi(options: HttpApiOptions): Hono<HttpApiEnv> {
     if (error instanceof HttpApiError) {
       const body =
         error.field === undefined ? { error: error.message } : { error: error.message, field: error.field };
-      return sendJson(c, body, error.status, { ...error.headers });
+      for (const [name, value] of Object.entries(error.headers)) c.header(name, value);
+      return sendJson(c, body, error.status);
     }
     logger.error('request failed', {
       error,

@@ -12,6 +12,11 @@ describe('parseTriggerBody', () => {
     expect(result.ok && result.value).toMatchObject({ channels: ['orders'], data, socketId: '12.34' });
   });
 
+  it('takes a null socket_id or info as not given', () => {
+    const result = parseTriggerBody({ ...event, channel: 'a', socket_id: null, info: null }, limits);
+    expect(result.ok && result.value).toMatchObject({ socketId: undefined, info: new Set() });
+  });
+
   it('names the field at fault', () => {
     expect(parseTriggerBody({ ...event, data: { id: 1 }, channel: 'a' }, limits)).toMatchObject({
       ok: false,

@@ -22,8 +22,12 @@ const socketId = z.string().refine(isSocketId, { message: 'must be a socket id s
 const eventFields = {
   name: z.string().min(1, { message: 'must not be empty' }),
   data: z.string({ message: 'must be a string' }),
-  socket_id: socketId.optional(),
-  info: z.string().optional(),
+  // Some server libraries send null for "not given".
+  socket_id: socketId.nullish().transform((value) => value ?? undefined),
+  info: z
+    .string()
+    .nullish()
+    .transform((value) => value ?? undefined),
 };
 
 const triggerSchema = z.object({
