@@ -76,12 +76,31 @@ async function server(argv: string[]): Promise<void> {
     logPath: config.logging.log_path,
   });
   const logger = scoped(root, 'command.server');
-  let running: Awaited<ReturnType<typeof startRealtime>>;
+  // Signals are handled from the start, so a SIGTERM during start-up still shuts down cleanly.
+  let running: Awaited<ReturnType<typeof startRealtime>> | undefined;
+  let stopping = false;
+  const stop = (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    logger.info('shutting down', { signal });
+    void (running?.close() ?? Promise.resolve()).then(() => {
+      flush();
+      // Give the close frames a moment to leave before the process ends.
+      setTimeout(() => process.exit(0), 200).unref();
+    });
+  };
+  process.on('SIGTERM', () => stop('SIGTERM'));
+  process.on('SIGINT', () => stop('SIGINT'));
+
   try {
     running = await startRealtime(config, root);
   } catch (error) {
     console.error(`realtime: ${(error as Error).message}`);
     process.exit(1);
+  }
+  if (stopping) {
+    await running.close();
+    return;
   }
   if (!running.server.native) {
     console.error(`\n!!! WARNING: ${SLOW_UWS_WARNING}\n`);
@@ -93,20 +112,6 @@ async function server(argv: string[]): Promise<void> {
     apps: config.applications.map((app) => app.id),
     source: loaded.source,
   });
-
-  let stopping = false;
-  const stop = (signal: string) => {
-    if (stopping) return;
-    stopping = true;
-    logger.info('shutting down', { signal });
-    void running.close().then(() => {
-      flush();
-      // Give the close frames a moment to leave before the process ends.
-      setTimeout(() => process.exit(0), 200).unref();
-    });
-  };
-  process.on('SIGTERM', () => stop('SIGTERM'));
-  process.on('SIGINT', () => stop('SIGINT'));
 }
 
 async function main(): Promise<void> {
