@@ -20,8 +20,9 @@ export class ApplicationEventEmitter {
 
   /** Adds a listener; returns a function that removes it. */
   on<K extends keyof ApplicationEvents>(event: K, listener: Listener<ApplicationEvents[K]>): () => void {
-    const list = (this.#listeners[event] ??= []) as Array<Listener<ApplicationEvents[K]>>;
+    const list = (this.#listeners[event] ?? []) as Array<Listener<ApplicationEvents[K]>>;
     list.push(listener);
+    (this.#listeners as Record<K, Array<Listener<ApplicationEvents[K]>>>)[event] = list;
     return () => this.off(event, listener);
   }
 

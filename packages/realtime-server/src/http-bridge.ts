@@ -43,7 +43,9 @@ export function handleWithFetch(res: HttpResponse, req: HttpRequest, options: Ht
   const url = req.getUrl();
   const query = req.getQuery();
   const headers = new Headers();
-  req.forEach((key, value) => headers.append(key, value));
+  req.forEach((key, value) => {
+    headers.append(key, value);
+  });
   const host = headers.get('host') ?? 'localhost';
   const fullUrl = `${options.scheme}://${host}${url}${query ? `?${query}` : ''}`;
 
@@ -69,7 +71,9 @@ export function handleWithFetch(res: HttpResponse, req: HttpRequest, options: Ht
     if (aborted) return;
     res.cork(() => {
       res.writeStatus(statusLine(413));
-      responseHeaders.forEach((value, key) => res.writeHeader(key, value));
+      responseHeaders.forEach((value, key) => {
+        res.writeHeader(key, value);
+      });
       res.end(TOO_LARGE, true);
     });
     aborted = true;
