@@ -473,7 +473,8 @@ export function createRealtimeServer(options: RealtimeServerOptions): RealtimeSe
       data: frame.data,
       userId: traits.presence ? userId : undefined,
     });
-    if (encoded.length > app.config.maxEventPayloadBytes) {
+    // The limit is in bytes; string length counts UTF-16 units and lets multi-byte text through at up to 3×.
+    if (Buffer.byteLength(encoded) > app.config.maxEventPayloadBytes) {
       return reject(`Event data is larger than ${app.config.maxEventPayloadBytes} bytes`);
     }
     const topic = topicOf(app, channel);

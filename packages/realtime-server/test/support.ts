@@ -1,3 +1,4 @@
+import { signChannelAuth, signUserAuth } from '@herald/protocol-core';
 import Pusher from 'pusher';
 import PusherJs from 'pusher-js';
 import WebSocket from 'ws';
@@ -63,6 +64,8 @@ function decode(text: string): Frame {
 /** A raw WebSocket client speaking the protocol by hand, for the error paths. */
 export class RawClient {
   readonly frames: Frame[] = [];
+  /** The id from `pusher:connection_established`, once it arrived. */
+  socketId = '';
   readonly texts: string[] = [];
   readonly closed: Promise<{ code: number; reason: string }>;
   readonly #waiters: Array<{ test: (frame: Frame) => boolean; resolve: (frame: Frame) => void }> = [];
@@ -76,6 +79,9 @@ export class RawClient {
       const text = raw.toString();
       this.texts.push(text);
       const frame = decode(text);
+      if (frame.event === 'pusher:connection_established') {
+        this.socketId = (frame.data as { socket_id: string }).socket_id;
+      }
       this.frames.push(frame);
       for (const waiter of [...this.#waiters]) {
         if (waiter.test(frame)) {
@@ -147,9 +153,69 @@ export class RawClient {
     }
   }
 
+  /**
+   * Sends `pusher:subscribe`, signed with the test app's secret for private, encrypted and presence channels
+   * (`member` becomes the presence `channel_data`), and resolves with the server's answer for that channel.
+   */
+  subscribe(channel: string, member?: { user_id: string; user_info?: unknown }): Promise<Frame> {
+    const data: { channel: string; auth?: string; channel_data?: string } = { channel };
+    if (/^(private|presence)-/.test(channel)) {
+      const channelData = member === undefined ? undefined : JSON.stringify(member);
+      data.auth = signChannelAuth(APP, { socketId: this.socketId, channel, channelData });
+      if (channelData !== undefined) data.channel_data = channelData;
+    }
+    return this.subscribeWith(data);
+  }
+
+  /** Sends `pusher:subscribe` with exactly this data; resolves with subscription_succeeded or _error. */
+  subscribeWith(data: { channel: string; auth?: string; channel_data?: string }): Promise<Frame> {
+    this.send({ event: 'pusher:subscribe', data });
+    return this.next(
+      (frame) =>
+        frame.channel === data.channel &&
+        (frame.event === 'pusher_internal:subscription_succeeded' ||
+          frame.event === 'pusher:subscription_error'),
+    );
+  }
+
+  /** Signs in with the test app's secret; resolves with the server's answer. */
+  signin(user: Record<string, unknown>): Promise<Frame> {
+    const userData = JSON.stringify(user);
+    this.send({
+      event: 'pusher:signin',
+      data: { auth: signUserAuth(APP, this.socketId, userData), user_data: userData },
+    });
+    return this.next((frame) => frame.event === 'pusher:signin_success' || frame.event === 'pusher:error');
+  }
+
+  /**
+   * Resolves once the server has handled every frame sent before: it answers a `pusher:ping` in order.
+   * Rejects if the socket no longer answers.
+   */
+  async roundTrip(timeoutMs = 1000): Promise<void> {
+    this.send({ event: 'pusher:ping', data: {} });
+    await this.next('pusher:pong', timeoutMs);
+  }
+
+  /** Whether the socket is open and still served (it answers a ping). */
+  async isServed(): Promise<boolean> {
+    if (this.ws.readyState !== WebSocket.OPEN) return false;
+    try {
+      await this.roundTrip();
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
   close(): void {
     this.ws.close();
   }
+}
+
+/** Reads `{code}` off a `pusher:error` frame. */
+export function errorCode(frame: Frame): number | null | undefined {
+  return (frame.data as { code?: number | null } | undefined)?.code;
 }
 
 /** The official server SDK, as an app's auth endpoint uses it to sign subscriptions. */
@@ -229,3 +295,28 @@ export function once<T>(bind: (handler: (value: T) => void) => void, timeoutMs =
 }
 
 export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+let markers = 0;
+
+/**
+ * Publishes a marker event on a channel and waits until each client got it. Every frame the server sent them
+ * before has arrived by then, so the absence of one can be asserted without sleeping.
+ */
+export async function publishMarker(
+  server: RealtimeServer,
+  channel: string,
+  clients: RawClient[],
+): Promise<string> {
+  const event = `marker-${++markers}`;
+  server.publish(APP.id, { channels: [channel], event, data: '{}' });
+  await Promise.all(clients.map((client) => client.next(event)));
+  return event;
+}
+
+/**
+ * Rows for `test.each(...)('%s', …)`: each row paired with its title, so a table's titles read as whole
+ * sentences (`$field` would quote the value and cut it at 40 characters).
+ */
+export function titled<T>(rows: readonly T[], title: (row: T) => string): Array<[string, T]> {
+  return rows.map((row) => [title(row), row]);
+}
