@@ -8,9 +8,21 @@ import {
 import type { ApplicationConfig, RealtimeConfig, ServerConfig } from './config-schema.js';
 import { scoped } from './logger.js';
 
-/** Maps an application's config keys onto the real-time server's options. */
-export function toRealtimeApp(app: ApplicationConfig): RealtimeApp {
+/**
+ * Maps an application's config keys onto the real-time server's options. Socket limits come from the app's own
+ * keys, else from `rate_limiter` (client events when it is enabled, frames when `rate_limiter.connection` is).
+ */
+export function toRealtimeApp(app: ApplicationConfig, limits: RealtimeConfig['rate_limiter']): RealtimeApp {
+  const clientEvents = limits.enabled
+    ? (app.max_frontend_events_per_second ?? limits.default_limits.max_frontend_events_per_second)
+    : undefined;
+  const frames =
+    app.max_connection_messages_per_second ??
+    (limits.connection.enabled ? limits.connection.max_messages_per_second : undefined);
   return {
+    ...(clientEvents !== undefined ? { maxClientEventsPerSecond: clientEvents } : {}),
+    ...(frames !== undefined ? { maxMessagesPerSecond: frames } : {}),
+    terminateOnMessageLimit: app.connection_rate_limit_terminate ?? limits.connection.terminate_on_limit,
     id: app.id,
     key: app.key,
     secret: app.secret,
@@ -76,7 +88,7 @@ export async function startRealtime(config: RealtimeConfig, logger: Logger): Pro
   const settings = config.servers[config.default] as ServerConfig;
   const tls = settings.options.tls;
   const server = createRealtimeServer({
-    apps: config.applications.map(toRealtimeApp),
+    apps: config.applications.map((app) => toRealtimeApp(app, config.rate_limiter)),
     host: settings.host,
     port: settings.port,
     path: settings.path,

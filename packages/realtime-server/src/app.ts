@@ -1,4 +1,5 @@
 import { DefaultLimits } from '@herald/protocol-core';
+import type { ConnectionLimits } from './rate-limits.js';
 
 /** Who may send client events on private and presence channels. */
 export type ClientEventSenders = 'all' | 'members' | 'none';
@@ -35,6 +36,12 @@ export interface RealtimeApp {
   readonly maxChannelNameLength?: number;
   /** Seconds a cache channel keeps its last event. Default 1800 (Pusher keeps it 30 minutes). */
   readonly cacheTtl?: number;
+  /** Client events one socket may send per second (Pusher allows 10); over it, 4301. Off when absent. */
+  readonly maxClientEventsPerSecond?: number;
+  /** Frames of any kind one socket may send per second; over it, 4301. Off when absent. */
+  readonly maxMessagesPerSecond?: number;
+  /** Close a socket with 4009 once it goes over `maxMessagesPerSecond`. Default false. */
+  readonly terminateOnMessageLimit?: boolean;
 }
 
 /** An application with every default applied. */
@@ -56,6 +63,7 @@ export interface ResolvedApp {
   readonly maxEventNameLength: number;
   readonly maxChannelNameLength: number;
   readonly cacheTtlMs: number;
+  readonly connectionLimits: ConnectionLimits;
 }
 
 /** Server-wide fallbacks for per-app timing. */
@@ -85,5 +93,10 @@ export function resolveApp(app: RealtimeApp, fallbacks: AppFallbacks): ResolvedA
     maxEventNameLength: app.maxEventNameLength ?? DefaultLimits.maxEventNameLength,
     maxChannelNameLength: app.maxChannelNameLength ?? DefaultLimits.maxChannelNameLength,
     cacheTtlMs: (app.cacheTtl ?? 1800) * 1000,
+    connectionLimits: {
+      messagesPerSecond: app.maxMessagesPerSecond,
+      clientEventsPerSecond: app.maxClientEventsPerSecond,
+      terminateOnLimit: app.terminateOnMessageLimit,
+    },
   };
 }

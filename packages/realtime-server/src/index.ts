@@ -10,6 +10,7 @@ export { isRealtimeServerError, RealtimeServerError, type RealtimeServerErrorCod
 export { type FetchHandler, type HttpBridgeOptions, handleWithFetch } from './http-bridge.js';
 export { type LogFields, type Logger, silentLogger } from './logger.js';
 export { ServerMetrics } from './metrics.js';
+export { type ConnectionLimits, type LimitHit, SocketRateLimiter } from './rate-limits.js';
 export {
   type ChannelDetails,
   type ChannelSummary,

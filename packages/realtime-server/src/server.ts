@@ -17,11 +17,13 @@ import {
   encodeSigninSuccess,
   encodeSubscriptionError,
   encodeSubscriptionSucceeded,
+  type FrameError,
   isOriginAllowed,
   PresenceRoster,
   parseChannelData,
   parseClientFrame,
   parseUserData,
+  type Result,
   SERVER_TO_USER_PREFIX,
   type SubscriptionErrorData,
   serverToUserChannel,
@@ -35,6 +37,7 @@ import { RealtimeServerError } from './errors.js';
 import { type FetchHandler, handleWithFetch } from './http-bridge.js';
 import { type Logger, silentLogger } from './logger.js';
 import { ServerMetrics } from './metrics.js';
+import { SocketRateLimiter } from './rate-limits.js';
 import { loadUws } from './uws.js';
 
 /** TLS files for serving wss:// and https://. */
@@ -128,6 +131,7 @@ interface AppState {
   /** Signed-in users and their sockets. */
   readonly users: Map<string, Set<WebSocket<SocketData>>>;
   readonly metrics: AppMetrics;
+  readonly limiter: SocketRateLimiter;
 }
 
 // Per-socket state stays small: a few scalars, the subscribed channel names and, only on presence channels,
@@ -221,6 +225,7 @@ export function createRealtimeServer(options: RealtimeServerOptions): RealtimeSe
         bytesOut: metrics.bytesSent.labels(label),
         subscriptions: metrics.subscriptions.labels(label),
       },
+      limiter: new SocketRateLimiter(config.connectionLimits, config.id),
     };
     appsByKey.set(config.key, state);
     appsById.set(config.id, state);
@@ -252,7 +257,7 @@ export function createRealtimeServer(options: RealtimeServerOptions): RealtimeSe
     if (!data.open) return;
     ws.send(frame, false, false);
     app.metrics.sent.inc();
-    app.metrics.bytesOut.inc(frame.length);
+    app.metrics.bytesOut.inc(Buffer.byteLength(frame));
   }
 
   function sendError(ws: WebSocket<SocketData>, app: AppState, code: number, message: string): void {
@@ -384,7 +389,8 @@ export function createRealtimeServer(options: RealtimeServerOptions): RealtimeSe
     state.subscribers += 1;
     app.metrics.subscriptions.inc();
     if (member && state.roster) {
-      (data.presence ??= new Map()).set(channel, member.userId);
+      if (!data.presence) data.presence = new Map();
+      data.presence.set(channel, member.userId);
       const change = state.roster.join(data.socketId, member);
       send(ws, app, encodeSubscriptionSucceeded(channel, state.roster.snapshot()));
       if (change.type === 'member_added') {
@@ -440,7 +446,7 @@ export function createRealtimeServer(options: RealtimeServerOptions): RealtimeSe
     const recipients = Math.max(0, uwsApp.numSubscribers(topic) - excluded);
     if (recipients > 0) {
       app.metrics.sent.inc(recipients);
-      app.metrics.bytesOut.inc(recipients * frame.length);
+      app.metrics.bytesOut.inc(recipients * Buffer.byteLength(frame));
     }
     return recipients;
   }
@@ -454,29 +460,19 @@ export function createRealtimeServer(options: RealtimeServerOptions): RealtimeSe
   ) {
     const data = ws.getUserData();
     const { channel, event } = frame;
-    const reject = (message: string) => sendError(ws, app, ErrorCode.ClientEventRejected, message);
-    if (app.config.clientEvents === 'none') return reject('Client events are not enabled for this app');
+    const refusal = clientEventRefusal(ws, app, frame);
+    if (refusal !== undefined) {
+      sendError(ws, app, ErrorCode.ClientEventRejected, refusal);
+      return;
+    }
     const traits = describeChannel(channel);
-    if (!traits.clientEvents) return reject(`Client events are not allowed on ${traits.kind} channels`);
-    if (!data.channels.has(channel))
-      return reject(`Subscribe to ${channel} before sending client events on it`);
     const userId = data.presence?.get(channel);
-    if (app.config.clientEvents === 'members' && userId === undefined && data.userId === undefined) {
-      return reject('Only members may send client events: join the presence channel or sign in first');
-    }
-    if (event.length > app.config.maxEventNameLength) {
-      return reject(`Event name is longer than ${app.config.maxEventNameLength} characters`);
-    }
     const encoded = encodeChannelEvent({
       event,
       channel,
       data: frame.data,
       userId: traits.presence ? userId : undefined,
     });
-    // The limit is in bytes; string length counts UTF-16 units and lets multi-byte text through at up to 3×.
-    if (Buffer.byteLength(encoded) > app.config.maxEventPayloadBytes) {
-      return reject(`Event data is larger than ${app.config.maxEventPayloadBytes} bytes`);
-    }
     const topic = topicOf(app, channel);
     ws.publish(topic, encoded, false, false);
     const recipients = countBroadcast(app, topic, encoded, 1);
@@ -485,18 +481,49 @@ export function createRealtimeServer(options: RealtimeServerOptions): RealtimeSe
     }
   }
 
+  /** Why a client event is refused, or undefined when it may be relayed. */
+  function clientEventRefusal(
+    ws: WebSocket<SocketData>,
+    app: AppState,
+    frame: Extract<ClientFrame, { type: 'client-event' }>,
+  ): string | undefined {
+    const data = ws.getUserData();
+    const { channel, event } = frame;
+    if (app.config.clientEvents === 'none') return 'Client events are not enabled for this app';
+    const traits = describeChannel(channel);
+    if (!traits.clientEvents) return `Client events are not allowed on ${traits.kind} channels`;
+    if (!data.channels.has(channel)) return `Subscribe to ${channel} before sending client events on it`;
+    const userId = data.presence?.get(channel);
+    if (app.config.clientEvents === 'members' && userId === undefined && data.userId === undefined) {
+      return 'Only members may send client events: join the presence channel or sign in first';
+    }
+    if (event.length > app.config.maxEventNameLength) {
+      return `Event name is longer than ${app.config.maxEventNameLength} characters`;
+    }
+    // Pusher's limit applies to the data, in bytes (string length would let multi-byte text through at 3x).
+    const payload = typeof frame.data === 'string' ? frame.data : JSON.stringify(frame.data ?? null);
+    if (Buffer.byteLength(payload) > app.config.maxEventPayloadBytes) {
+      return `Event data is larger than ${app.config.maxEventPayloadBytes} bytes`;
+    }
+    return undefined;
+  }
+
   function signin(ws: WebSocket<SocketData>, app: AppState, frame: Extract<ClientFrame, { type: 'signin' }>) {
     const data = ws.getUserData();
     if (!verifyUserAuth(app.config, frame.auth, data.socketId, frame.userData)) {
-      return closeWith(ws, app, ErrorCode.Unauthorized, 'Invalid signature for pusher:signin');
+      closeWith(ws, app, ErrorCode.Unauthorized, 'Invalid signature for pusher:signin');
+      return;
     }
     const user = parseUserData(frame.userData);
-    if (!user.ok) return closeWith(ws, app, ErrorCode.Unauthorized, user.error.message);
+    if (!user.ok) {
+      closeWith(ws, app, ErrorCode.Unauthorized, user.error.message);
+      return;
+    }
     if (data.userId !== undefined) forgetUser(app, ws, data.userId);
     data.userId = user.value.id;
-    let sockets = app.users.get(user.value.id);
-    if (!sockets) app.users.set(user.value.id, (sockets = new Set()));
+    const sockets = app.users.get(user.value.id) ?? new Set();
     sockets.add(ws);
+    app.users.set(user.value.id, sockets);
     send(ws, app, encodeSigninSuccess(frame.userData));
   }
 
@@ -534,25 +561,52 @@ export function createRealtimeServer(options: RealtimeServerOptions): RealtimeSe
     app.metrics.received.inc();
     app.metrics.bytesIn.inc(message.byteLength);
     if (message.byteLength > app.config.maxMessageSize) {
-      return closeWith(
+      closeWith(
         ws,
         app,
         ErrorCode.Unauthorized,
         `Message of ${message.byteLength} bytes exceeds max_message_size (${app.config.maxMessageSize})`,
       );
+      return;
     }
     const parsed = parseClientFrame(Buffer.from(message).toString('utf8'));
+    if (!app.limiter.active) {
+      dispatch(ws, app, parsed);
+      return;
+    }
+    // Every frame takes the same asynchronous path while limits are on, so frames keep their order.
+    const clientEvent = parsed.ok && parsed.value.type === 'client-event';
+    app.limiter.take(data.socketId, clientEvent).then(
+      guard('rate limit', (hit: Awaited<ReturnType<SocketRateLimiter['take']>>) => {
+        if (!data.open) return;
+        if (hit === undefined) {
+          dispatch(ws, app, parsed);
+          return;
+        }
+        const what = hit === 'messages' ? 'messages' : 'client events';
+        sendError(ws, app, ErrorCode.ClientEventRejected, `Too many ${what} per second from this connection`);
+        if (hit === 'messages' && app.limiter.terminateOnLimit) {
+          closeWith(ws, app, ErrorCode.Unauthorized, 'Connection closed for sending too many messages');
+        }
+      }),
+      (error: unknown) => logger.error('rate limiter failed', { error, appId: app.config.id }),
+    );
+  }
+
+  function dispatch(ws: WebSocket<SocketData>, app: AppState, parsed: Result<ClientFrame, FrameError>): void {
     if (!parsed.ok) {
-      return sendError(ws, app, ErrorCode.GenericError, parsed.error.message);
+      sendError(ws, app, ErrorCode.GenericError, parsed.error.message);
+      return;
     }
     const frame = parsed.value;
+    const data = ws.getUserData();
     if (events.has('messageReceived')) {
       events.emit(
         'messageReceived',
         {
           appId: app.config.id,
           socketId: data.socketId,
-          event: frame.type,
+          event: frame.type === 'client-event' ? frame.event : `pusher:${frame.type}`,
           channel: 'channel' in frame ? frame.channel : undefined,
         },
         reportListenerError,
@@ -560,17 +614,22 @@ export function createRealtimeServer(options: RealtimeServerOptions): RealtimeSe
     }
     switch (frame.type) {
       case 'ping':
-        return send(ws, app, encodePong());
+        send(ws, app, encodePong());
+        break;
       case 'pong':
-        return;
+        break;
       case 'subscribe':
-        return subscribe(ws, app, frame);
+        subscribe(ws, app, frame);
+        break;
       case 'unsubscribe':
-        return leave(ws, app, frame.channel, false);
+        leave(ws, app, frame.channel, false);
+        break;
       case 'signin':
-        return signin(ws, app, frame);
+        signin(ws, app, frame);
+        break;
       case 'client-event':
-        return clientEvent(ws, app, frame);
+        clientEvent(ws, app, frame);
+        break;
     }
   }
 
@@ -616,22 +675,22 @@ export function createRealtimeServer(options: RealtimeServerOptions): RealtimeSe
     open: guard('open', (ws: WebSocket<SocketData>) => {
       const data = ws.getUserData();
       const app = data.app;
-      if (closing) return closeWith(ws, app, ErrorCode.Reconnect, 'Server is restarting');
+      if (closing) {
+        closeWith(ws, app, ErrorCode.Reconnect, 'Server is restarting');
+        return;
+      }
       if (!app || data.rejection) {
         const rejection = data.rejection ?? {
           code: ErrorCode.AppNotFound,
           message: 'No application has this key',
         };
         logger.debug('connection refused', { appId: app?.config.id, code: rejection.code });
-        return closeWith(ws, undefined, rejection.code, rejection.message);
+        closeWith(ws, undefined, rejection.code, rejection.message);
+        return;
       }
       if (app.sockets.size >= app.config.maxConnections) {
-        return closeWith(
-          ws,
-          undefined,
-          ErrorCode.OverConnectionQuota,
-          'Application is over its connection quota',
-        );
+        closeWith(ws, undefined, ErrorCode.OverConnectionQuota, 'Application is over its connection quota');
+        return;
       }
       (data as { channels: Set<string> }).channels = new Set();
       app.sockets.add(ws);
@@ -660,7 +719,7 @@ export function createRealtimeServer(options: RealtimeServerOptions): RealtimeSe
       const data = ws.getUserData();
       data.open = false;
       const app = data.app;
-      if (!app || !app.sockets.delete(ws)) return;
+      if (!app?.sockets.delete(ws)) return;
       socketsById.delete(data.socketId);
       for (const channel of [...data.channels]) leave(ws, app, channel, true);
       if (data.userId !== undefined) forgetUser(app, ws, data.userId);

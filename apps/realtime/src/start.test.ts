@@ -1,0 +1,39 @@
+import { describe, expect, it } from 'vitest';
+import { configSchema } from './config-schema.js';
+import { toRealtimeApp } from './start.js';
+
+const app = { id: 'a', key: 'k', secret: 's' };
+
+describe('toRealtimeApp', () => {
+  it('leaves socket limits off while the rate limiter is off', () => {
+    const config = configSchema.parse({ applications: [app] });
+    const mapped = toRealtimeApp(config.applications[0]!, config.rate_limiter);
+    expect(mapped.maxClientEventsPerSecond).toBeUndefined();
+    expect(mapped.maxMessagesPerSecond).toBeUndefined();
+  });
+
+  it('takes the default client-event and frame limits from rate_limiter when enabled', () => {
+    const config = configSchema.parse({
+      applications: [app],
+      rate_limiter: {
+        enabled: true,
+        connection: { enabled: true, max_messages_per_second: 30, terminate_on_limit: true },
+      },
+    });
+    const mapped = toRealtimeApp(config.applications[0]!, config.rate_limiter);
+    expect(mapped).toMatchObject({
+      maxClientEventsPerSecond: 10,
+      maxMessagesPerSecond: 30,
+      terminateOnMessageLimit: true,
+    });
+  });
+
+  it('lets an application override the defaults', () => {
+    const config = configSchema.parse({
+      applications: [{ ...app, max_frontend_events_per_second: 3, max_connection_messages_per_second: 7 }],
+      rate_limiter: { enabled: true },
+    });
+    const mapped = toRealtimeApp(config.applications[0]!, config.rate_limiter);
+    expect(mapped).toMatchObject({ maxClientEventsPerSecond: 3, maxMessagesPerSecond: 7 });
+  });
+});
