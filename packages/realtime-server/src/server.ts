@@ -284,7 +284,13 @@ export function createRealtimeServer(options: RealtimeServerOptions): RealtimeSe
     channel: string,
     error: SubscriptionErrorData,
   ) {
-    logger.debug('subscription refused', { appId: app.config.id, channel, reason: error.error });
+    logger.debug('subscription refused', {
+      scope: 'socket.channel',
+      appId: app.config.id,
+      socketId: ws.getUserData().socketId,
+      channel,
+      reason: error.error,
+    });
     send(ws, app, encodeSubscriptionError(channel, error));
   }
 
@@ -462,6 +468,13 @@ export function createRealtimeServer(options: RealtimeServerOptions): RealtimeSe
     const { channel, event } = frame;
     const refusal = clientEventRefusal(ws, app, frame);
     if (refusal !== undefined) {
+      logger.debug('client event refused', {
+        scope: 'socket.handler',
+        appId: app.config.id,
+        socketId: data.socketId,
+        channel,
+        reason: refusal,
+      });
       sendError(ws, app, ErrorCode.ClientEventRejected, refusal);
       return;
     }
@@ -684,7 +697,12 @@ export function createRealtimeServer(options: RealtimeServerOptions): RealtimeSe
           code: ErrorCode.AppNotFound,
           message: 'No application has this key',
         };
-        logger.debug('connection refused', { appId: app?.config.id, code: rejection.code });
+        logger.debug('connection refused', {
+          scope: 'socket.connection',
+          appId: app?.config.id,
+          code: rejection.code,
+          origin: data.origin,
+        });
         closeWith(ws, undefined, rejection.code, rejection.message);
         return;
       }
@@ -698,6 +716,11 @@ export function createRealtimeServer(options: RealtimeServerOptions): RealtimeSe
       app.metrics.connections.inc();
       app.metrics.newConnections.inc();
       send(ws, app, encodeConnectionEstablished(data.socketId, app.config.activityTimeout));
+      logger.debug('connection established', {
+        scope: 'socket.connection',
+        appId: app.config.id,
+        socketId: data.socketId,
+      });
       events.emit(
         'connectionEstablished',
         { appId: app.config.id, socketId: data.socketId, origin: data.origin },
@@ -725,6 +748,12 @@ export function createRealtimeServer(options: RealtimeServerOptions): RealtimeSe
       if (data.userId !== undefined) forgetUser(app, ws, data.userId);
       app.metrics.connections.dec();
       app.metrics.disconnections.inc();
+      logger.debug('connection closed', {
+        scope: 'socket.connection',
+        appId: app.config.id,
+        socketId: data.socketId,
+        code,
+      });
       events.emit(
         'connectionClosed',
         { appId: app.config.id, socketId: data.socketId, code },
