@@ -1,0 +1,28 @@
+import type { Notifiable, Notification } from './notification.js';
+
+/** One notification on its way to one notifiable; every channel it goes through sees the same id. */
+export interface Delivery {
+  /** The notification's id (a UUID), the stored record's id. */
+  readonly id: string;
+  readonly notifiable: Notifiable;
+  readonly notification: Notification;
+  /** The notification's type, as stored. */
+  readonly type: string;
+  /** When it was sent. */
+  readonly createdAt: Date;
+  /** True for an on-demand notifiable made by `route()`, which has no stored identity. */
+  readonly anonymous: boolean;
+}
+
+/** The outcome for one delivery when a channel sends many at once: `undefined` for success, else the error. */
+export type DeliveryOutcome = Error | undefined;
+
+/**
+ * A channel the sender can deliver through, registered under a name. `send` handles one delivery; a channel
+ * that can do better in bulk (one INSERT for many rows) also implements `sendMany`.
+ */
+export interface NotificationChannel {
+  send(delivery: Delivery): Promise<void>;
+  /** Sends many deliveries at once and returns one outcome per delivery, in order. */
+  sendMany?(deliveries: readonly Delivery[]): Promise<readonly DeliveryOutcome[]>;
+}

@@ -1,0 +1,37 @@
+/** The closed set of error codes raised or reported by @herald/notifications. */
+export type NotificationErrorCode =
+  /** `via()` named a channel that was never registered. */
+  | 'unknown_channel'
+  /** A channel builder returned data that does not have the required shape. */
+  | 'invalid_data'
+  /** A notification has no builder for a channel it is sent through. */
+  | 'missing_builder'
+  /** A channel could not deliver (network, real-time server, webhook). */
+  | 'send_failed'
+  /** The store could not read or write. */
+  | 'store_failed'
+  /** Options given to a factory are unusable. */
+  | 'invalid_options';
+
+/** The package's error: a code from a closed set, a message, and the cause when there is one. */
+export class NotificationError extends Error {
+  override readonly name = 'NotificationError';
+  readonly code: NotificationErrorCode;
+  /** The channel the error happened in, when it happened in one. */
+  readonly channel: string | undefined;
+
+  constructor(
+    code: NotificationErrorCode,
+    message: string,
+    options: { cause?: unknown; channel?: string | undefined } = {},
+  ) {
+    super(message, { cause: options.cause });
+    this.code = code;
+    this.channel = options.channel;
+  }
+}
+
+/** Tells whether a value is a {@link NotificationError}. */
+export function isNotificationError(value: unknown): value is NotificationError {
+  return value instanceof NotificationError;
+}

@@ -1,0 +1,47 @@
+export {
+  type BroadcastChannelOptions,
+  createBroadcastChannel,
+  NOTIFICATION_CREATED_EVENT,
+} from './broadcast-channel.js';
+export {
+  type BroadcasterOptions,
+  createBroadcaster,
+  type NotificationBroadcaster,
+  type NotificationChange,
+  notificationChannelName,
+} from './broadcaster.js';
+export type { Delivery, DeliveryOutcome, NotificationChannel } from './channel.js';
+export { createDatabaseChannel, type DatabaseChannelOptions } from './database-channel.js';
+export { isNotificationError, NotificationError, type NotificationErrorCode } from './errors.js';
+export { type NotificationLogger, silentNotificationLogger } from './logger.js';
+export type { Notifiable, Notification } from './notification.js';
+export { notificationType } from './notification.js';
+export {
+  NOTIFICATION_ICONS,
+  type NotificationAction,
+  type NotificationData,
+  type NotificationDataError,
+  type NotificationIcon,
+  notificationDataSchema,
+  parseNotificationData,
+} from './notification-data.js';
+export {
+  ANONYMOUS_NOTIFIABLE_TYPE,
+  createNotifier,
+  type Notifier,
+  type NotifierOptions,
+  type NotifyingNotifiable,
+  type PendingRoute,
+  type SendFailure,
+  type SendReport,
+} from './notifier.js';
+export type { NewNotificationRecord, NotifiableKey, NotificationRecord } from './record.js';
+export {
+  createNotificationStore,
+  isNotificationId,
+  type MarkReadOutcome,
+  type NotificationFilter,
+  type NotificationPage,
+  type NotificationStore,
+  type NotificationStoreOptions,
+} from './store.js';

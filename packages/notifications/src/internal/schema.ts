@@ -1,0 +1,70 @@
+import {
+  type ColumnType,
+  type Generated,
+  type Kysely,
+  type Migration,
+  type MigrationProvider,
+  sql,
+} from 'kysely';
+import type { NotificationData } from '../notification-data.js';
+
+/** The `notifications` table as the query builder sees it. */
+export interface NotificationsTable {
+  id: string;
+  type: string;
+  notifiable_type: string;
+  notifiable_id: string;
+  data: ColumnType<NotificationData, string, string>;
+  read_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
+  created_at: ColumnType<Date, Date | undefined, Date>;
+  updated_at: Generated<Date>;
+}
+
+export interface Database {
+  notifications: NotificationsTable;
+}
+
+// Migrations are code, not files, so the built package carries them; names sort in the order they apply.
+const migrations: Record<string, Migration> = {
+  '0001_create_notifications': {
+    async up(db: Kysely<unknown>) {
+      await db.schema
+        .createTable('notifications')
+        .ifNotExists()
+        .addColumn('id', 'uuid', (col) => col.primaryKey())
+        .addColumn('type', 'varchar(255)', (col) => col.notNull())
+        .addColumn('notifiable_type', 'varchar(255)', (col) => col.notNull())
+        .addColumn('notifiable_id', 'varchar(255)', (col) => col.notNull())
+        .addColumn('data', 'jsonb', (col) => col.notNull())
+        .addColumn('read_at', 'timestamptz')
+        .addColumn('created_at', 'timestamptz', (col) => col.notNull().defaultTo(sql`now()`))
+        .addColumn('updated_at', 'timestamptz', (col) => col.notNull().defaultTo(sql`now()`))
+        .execute();
+      // The list query: one notifiable's rows, newest first.
+      await db.schema
+        .createIndex('notifications_notifiable_created_idx')
+        .ifNotExists()
+        .on('notifications')
+        .columns(['notifiable_type', 'notifiable_id', 'created_at desc', 'id desc'])
+        .execute();
+      // The unread badge and the unread list only touch unread rows.
+      await db.schema
+        .createIndex('notifications_notifiable_unread_idx')
+        .ifNotExists()
+        .on('notifications')
+        .columns(['notifiable_type', 'notifiable_id', 'created_at desc'])
+        .where(sql.ref('read_at'), 'is', null)
+        .execute();
+      await db.schema
+        .createIndex('notifications_type_idx')
+        .ifNotExists()
+        .on('notifications')
+        .column('type')
+        .execute();
+    },
+  },
+};
+
+export const migrationProvider: MigrationProvider = {
+  getMigrations: async () => migrations,
+};

@@ -1,0 +1,317 @@
+import { PGlite } from '@electric-sql/pglite';
+import {
+  type Expression,
+  type ExpressionBuilder,
+  Kysely,
+  Migrator,
+  PostgresDialect,
+  type SqlBool,
+  sql,
+} from 'kysely';
+import { PGliteDialect } from 'kysely-pglite-dialect';
+import pg from 'pg';
+import { NotificationError } from './errors.js';
+import type { Database } from './internal/schema.js';
+import { migrationProvider } from './internal/schema.js';
+import type { NotificationLogger } from './logger.js';
+import { silentNotificationLogger } from './logger.js';
+import type { NotificationData } from './notification-data.js';
+import type { NewNotificationRecord, NotifiableKey, NotificationRecord } from './record.js';
+
+/** Where the store keeps its rows and how it opens them. */
+export interface NotificationStoreOptions {
+  /** A PostgreSQL URL; when given, PostgreSQL is used instead of the embedded database. */
+  readonly url?: string | undefined;
+  /** The embedded database's data directory; without it (and without `url`) the store lives in memory. */
+  readonly dataDir?: string | undefined;
+  /** The PostgreSQL schema the table lives in (created when missing); `public` by default. */
+  readonly schema?: string | undefined;
+  /** Run the migrations on open (default true); turn off when they run by command. */
+  readonly migrate?: boolean | undefined;
+  /** Rows per INSERT when writing many notifications at once (default 1000). */
+  readonly batchSize?: number | undefined;
+  /** PostgreSQL pool size (default 10). */
+  readonly poolSize?: number | undefined;
+  readonly logger?: NotificationLogger | undefined;
+}
+
+/** Which of a notifiable's notifications a list or a bulk change covers. */
+export interface NotificationFilter {
+  readonly status?: 'all' | 'read' | 'unread' | undefined;
+  /** The notification type (class name). */
+  readonly type?: string | undefined;
+  /** Only notifications created before this time. */
+  readonly before?: Date | undefined;
+}
+
+/** One page of a notifiable's notifications, newest first, with the counts a list answer needs. */
+export interface NotificationPage {
+  readonly records: readonly NotificationRecord[];
+  /** How many match the filter, on every page. */
+  readonly total: number;
+  /** How many of the notifiable's notifications are unread, whatever the filter. */
+  readonly unreadCount: number;
+}
+
+/** What marking one notification read did. */
+export interface MarkReadOutcome {
+  readonly record: NotificationRecord;
+  /** False when it was read already (the time it was read is kept). */
+  readonly changed: boolean;
+}
+
+/** The notification store: Laravel's `notifications` table in embedded PGlite or PostgreSQL. */
+export interface NotificationStore {
+  /** `pglite` or `postgres`. */
+  readonly driver: 'pglite' | 'postgres';
+  /** Applies pending migrations and returns the names applied (none when up to date). */
+  migrate(): Promise<string[]>;
+  /** Inserts notifications in batched writes, in one transaction. */
+  insertMany(records: readonly NewNotificationRecord[]): Promise<void>;
+  /** One page of a notifiable's notifications, newest first. */
+  list(
+    owner: NotifiableKey,
+    page: { page: number; limit: number },
+    filter?: NotificationFilter,
+  ): Promise<NotificationPage>;
+  /** How many of a notifiable's notifications are unread. */
+  unreadCount(owner: NotifiableKey): Promise<number>;
+  /** One notification, only if it belongs to the notifiable. */
+  find(owner: NotifiableKey, id: string): Promise<NotificationRecord | undefined>;
+  /** Marks one notification read; `undefined` when the notifiable has no such notification. */
+  markRead(owner: NotifiableKey, id: string): Promise<MarkReadOutcome | undefined>;
+  /** Marks every unread notification matching the filter read and returns how many changed. */
+  markAllRead(owner: NotifiableKey, filter?: Omit<NotificationFilter, 'status'>): Promise<number>;
+  /** Deletes one notification; false when the notifiable has no such notification. */
+  delete(owner: NotifiableKey, id: string): Promise<boolean>;
+  /** Deletes every notification matching the filter and returns how many went. */
+  deleteAll(owner: NotifiableKey, filter?: NotificationFilter): Promise<number>;
+  /** Closes the connections (or the embedded database). */
+  close(): Promise<void>;
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** Tells whether a string is a UUID, the shape of every notification id. */
+export function isNotificationId(value: string): boolean {
+  return UUID.test(value);
+}
+
+interface Row {
+  id: string;
+  type: string;
+  notifiable_type: string;
+  notifiable_id: string;
+  data: NotificationData;
+  read_at: Date | null;
+  created_at: Date;
+  updated_at: Date;
+}
+
+function toRecord(row: Row): NotificationRecord {
+  return {
+    id: row.id,
+    type: row.type,
+    notifiable_type: row.notifiable_type,
+    notifiable_id: row.notifiable_id,
+    data: row.data,
+    read_at: row.read_at === null ? null : row.read_at.toISOString(),
+    created_at: row.created_at.toISOString(),
+    updated_at: row.updated_at.toISOString(),
+  };
+}
+
+function openDialect(options: NotificationStoreOptions): {
+  driver: 'pglite' | 'postgres';
+  db: Kysely<Database>;
+} {
+  if (options.url) {
+    const pool = new pg.Pool({ connectionString: options.url, max: options.poolSize ?? 10 });
+    return { driver: 'postgres', db: new Kysely<Database>({ dialect: new PostgresDialect({ pool }) }) };
+  }
+  const pglite = new PGlite(options.dataDir);
+  return { driver: 'pglite', db: new Kysely<Database>({ dialect: new PGliteDialect(pglite) }) };
+}
+
+/**
+ * Opens the notification store: PostgreSQL when `url` is given, else embedded PGlite (in `dataDir`, or in
+ * memory), and runs the migrations unless `migrate` is false.
+ *
+ * @throws {NotificationError} `store_failed` when the database cannot be opened or migrated.
+ * @example
+ * const store = await createNotificationStore({ dataDir: './data/notifications' });
+ */
+export async function createNotificationStore(
+  options: NotificationStoreOptions = {},
+): Promise<NotificationStore> {
+  const logger = options.logger ?? silentNotificationLogger;
+  const schemaName = options.schema ?? 'public';
+  if (!/^[A-Za-z_][A-Za-z0-9_]{0,62}$/.test(schemaName)) {
+    throw new NotificationError(
+      'invalid_options',
+      `schema must be a plain SQL identifier, got "${schemaName}"`,
+    );
+  }
+  const batchSize = options.batchSize ?? 1000;
+  const { driver, db: root } = openDialect(options);
+  const db = root.withSchema(schemaName);
+
+  const ownedBy = (owner: NotifiableKey) =>
+    db
+      .selectFrom('notifications')
+      .where('notifiable_type', '=', owner.type)
+      .where('notifiable_id', '=', owner.id);
+
+  const migrate = async (): Promise<string[]> => {
+    await sql`create schema if not exists ${sql.id(schemaName)}`.execute(root);
+    const migrator = new Migrator({
+      db: root.withSchema(schemaName) as unknown as Kysely<unknown>,
+      provider: migrationProvider,
+      migrationTableSchema: schemaName,
+      migrationTableName: 'notifications_migrations',
+      migrationLockTableName: 'notifications_migrations_lock',
+    });
+    const { error, results } = await migrator.migrateToLatest();
+    if (error)
+      throw new NotificationError('store_failed', 'migrating the notification store failed', {
+        cause: error,
+      });
+    const applied = (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
+    if (applied.length > 0)
+      logger.debug({ applied, driver, schema: schemaName }, 'notification store migrated');
+    return applied;
+  };
+
+  const conditions = (
+    eb: ExpressionBuilder<Database, 'notifications'>,
+    filter: NotificationFilter,
+  ): Expression<SqlBool> => {
+    const parts: Expression<SqlBool>[] = [];
+    if (filter.status === 'read') parts.push(eb('read_at', 'is not', null));
+    if (filter.status === 'unread') parts.push(eb('read_at', 'is', null));
+    if (filter.type !== undefined) parts.push(eb('type', '=', filter.type));
+    if (filter.before !== undefined) parts.push(eb('created_at', '<', filter.before));
+    return eb.and(parts);
+  };
+
+  const unreadCount = async (owner: NotifiableKey): Promise<number> => {
+    const row = await ownedBy(owner)
+      .where('read_at', 'is', null)
+      .select(sql<number>`count(*)::int`.as('count'))
+      .executeTakeFirstOrThrow();
+    return row.count;
+  };
+
+  const store: NotificationStore = {
+    driver,
+    migrate,
+    async insertMany(records) {
+      if (records.length === 0) return;
+      const now = new Date();
+      const rows = records.map((record) => ({
+        id: record.id,
+        type: record.type,
+        notifiable_type: record.notifiable_type,
+        notifiable_id: record.notifiable_id,
+        data: JSON.stringify(record.data),
+        read_at: record.read_at ?? null,
+        created_at: record.created_at ?? now,
+        updated_at: record.created_at ?? now,
+      }));
+      await root.transaction().execute(async (trx) => {
+        for (let start = 0; start < rows.length; start += batchSize) {
+          await trx
+            .withSchema(schemaName)
+            .insertInto('notifications')
+            .values(rows.slice(start, start + batchSize))
+            .execute();
+        }
+      });
+    },
+    async list(owner, { page, limit }, filter = {}) {
+      const [rows, total, unread] = await Promise.all([
+        ownedBy(owner)
+          .where((eb) => conditions(eb, filter))
+          .selectAll()
+          .orderBy('created_at', 'desc')
+          .orderBy('id', 'desc')
+          .limit(limit)
+          .offset((page - 1) * limit)
+          .execute(),
+        ownedBy(owner)
+          .where((eb) => conditions(eb, filter))
+          .select(sql<number>`count(*)::int`.as('count'))
+          .executeTakeFirstOrThrow(),
+        unreadCount(owner),
+      ]);
+      return { records: (rows as Row[]).map(toRecord), total: total.count, unreadCount: unread };
+    },
+    unreadCount,
+    async find(owner, id) {
+      if (!isNotificationId(id)) return undefined;
+      const row = await ownedBy(owner).where('id', '=', id).selectAll().executeTakeFirst();
+      return row === undefined ? undefined : toRecord(row as Row);
+    },
+    async markRead(owner, id) {
+      if (!isNotificationId(id)) return undefined;
+      const now = new Date();
+      const updated = await db
+        .updateTable('notifications')
+        .set({ read_at: now, updated_at: now })
+        .where('notifiable_type', '=', owner.type)
+        .where('notifiable_id', '=', owner.id)
+        .where('id', '=', id)
+        .where('read_at', 'is', null)
+        .returningAll()
+        .executeTakeFirst();
+      if (updated !== undefined) return { record: toRecord(updated as Row), changed: true };
+      const existing = await store.find(owner, id);
+      return existing === undefined ? undefined : { record: existing, changed: false };
+    },
+    async markAllRead(owner, filter = {}) {
+      const now = new Date();
+      const result = await db
+        .updateTable('notifications')
+        .set({ read_at: now, updated_at: now })
+        .where('notifiable_type', '=', owner.type)
+        .where('notifiable_id', '=', owner.id)
+        .where((eb) => conditions(eb, { ...filter, status: 'unread' }))
+        .executeTakeFirst();
+      return Number(result.numUpdatedRows);
+    },
+    async delete(owner, id) {
+      if (!isNotificationId(id)) return false;
+      const result = await db
+        .deleteFrom('notifications')
+        .where('notifiable_type', '=', owner.type)
+        .where('notifiable_id', '=', owner.id)
+        .where('id', '=', id)
+        .executeTakeFirst();
+      return result.numDeletedRows > 0n;
+    },
+    async deleteAll(owner, filter = {}) {
+      const result = await db
+        .deleteFrom('notifications')
+        .where('notifiable_type', '=', owner.type)
+        .where('notifiable_id', '=', owner.id)
+        .where((eb) => conditions(eb, filter))
+        .executeTakeFirst();
+      return Number(result.numDeletedRows);
+    },
+    async close() {
+      await root.destroy();
+    },
+  };
+
+  if (options.migrate ?? true) {
+    try {
+      await migrate();
+    } catch (error) {
+      await root.destroy();
+      throw error instanceof NotificationError
+        ? error
+        : new NotificationError('store_failed', 'opening the notification store failed', { cause: error });
+    }
+  }
+  return store;
+}
