@@ -1,4 +1,11 @@
 export {
+  CSRF_HEADER,
+  createNotificationApi,
+  type NotificationApiErrorCode,
+  type NotificationApiOptions,
+  type NotificationUser,
+} from './api.js';
+export {
   type BroadcastChannelOptions,
   createBroadcastChannel,
   NOTIFICATION_CREATED_EVENT,

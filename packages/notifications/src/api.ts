@@ -1,0 +1,239 @@
+import { safeEqual } from '@herald/protocol-core';
+import { type Context, Hono } from 'hono';
+import type { ContentfulStatusCode } from 'hono/utils/http-status';
+import { z } from 'zod';
+import type { NotificationChange } from './broadcaster.js';
+import type { NotificationLogger } from './logger.js';
+import { silentNotificationLogger } from './logger.js';
+import type { NotifiableKey } from './record.js';
+import type { NotificationStore } from './store.js';
+
+/** The signed-in user as the host app knows them; `type` is the notifiable type (`User` by default). */
+export interface NotificationUser {
+  readonly id: string | number;
+  readonly type?: string | undefined;
+  readonly name?: string | undefined;
+}
+
+/** Options of {@link createNotificationApi}. */
+export interface NotificationApiOptions {
+  readonly store: NotificationStore;
+  /** Finds the signed-in user of a request; without it (or when it finds none) every route answers 401. */
+  readonly authenticate?:
+    | ((c: Context) => Promise<NotificationUser | undefined> | NotificationUser | undefined)
+    | undefined;
+  /**
+   * The CSRF token the page was given (in its `csrfToken` meta tag) for this user; writes must send it in the
+   * `X-CSRF-Token` header. Without this hook every write answers 403.
+   */
+  readonly csrfToken?:
+    | ((c: Context, user: NotificationUser) => Promise<string | undefined> | string | undefined)
+    | undefined;
+  /** The largest `limit` a list honours (default 100); larger ones are lowered to it. */
+  readonly maxLimit?: number | undefined;
+  /** Told of every change so other tabs can follow (e.g. `broadcaster.publishChange`); its failures are logged. */
+  readonly onChange?:
+    | ((owner: NotifiableKey, change: NotificationChange) => Promise<void> | void)
+    | undefined;
+  readonly logger?: NotificationLogger | undefined;
+}
+
+/** The header writes carry the CSRF token in. */
+export const CSRF_HEADER = 'X-CSRF-Token';
+
+/** The error codes the JSON API answers with, each with its HTTP status. */
+export type NotificationApiErrorCode =
+  | 'bad_request'
+  | 'unauthenticated'
+  | 'csrf_token_mismatch'
+  | 'notification_not_found'
+  | 'validation_failed'
+  | 'internal_error';
+
+const STATUS: Record<NotificationApiErrorCode, ContentfulStatusCode> = {
+  bad_request: 400,
+  unauthenticated: 401,
+  csrf_token_mismatch: 403,
+  notification_not_found: 404,
+  validation_failed: 422,
+  internal_error: 500,
+};
+
+type Env = { Variables: { owner: NotifiableKey } };
+
+function apiError(c: Context, code: NotificationApiErrorCode, message: string) {
+  return c.json({ error: { code, message } }, STATUS[code]);
+}
+
+function describeIssues(error: z.ZodError): string {
+  return error.issues.map((issue) => `${issue.path.join('.') || '(body)'}: ${issue.message}`).join('; ');
+}
+
+const dateTime = z.iso.datetime({ offset: true }).transform((value) => new Date(value));
+const markAllBody = z.strictObject({ type: z.string().min(1).optional(), before: dateTime.optional() });
+const deleteAllBody = z.strictObject({
+  status: z.enum(['all', 'read', 'unread']).optional(),
+  type: z.string().min(1).optional(),
+  before: dateTime.optional(),
+});
+
+/**
+ * Creates the notifications JSON API as a hono router: lists, one notification, mark read, mark all read,
+ * delete one, delete all, every route scoped to the signed-in user.
+ *
+ * @example
+ * app.route('/', createNotificationApi({ store, authenticate: (c) => sessionUser(c), csrfToken: (c) => sessionCsrf(c) }));
+ */
+export function createNotificationApi(options: NotificationApiOptions): Hono<Env> {
+  const { store } = options;
+  const maxLimit = options.maxLimit ?? 100;
+  const logger = options.logger ?? silentNotificationLogger;
+  const app = new Hono<Env>();
+
+  const listQuery = z.object({
+    page: z.coerce.number().int().min(1).default(1),
+    limit: z.coerce
+      .number()
+      .int()
+      .min(1)
+      .default(20)
+      .transform((limit) => Math.min(limit, maxLimit)),
+    status: z.enum(['all', 'read', 'unread']).default('all'),
+    type: z.string().min(1).optional(),
+  });
+
+  const notify = async (owner: NotifiableKey, change: NotificationChange) => {
+    if (!options.onChange) return;
+    try {
+      await options.onChange(owner, change);
+    } catch (error) {
+      logger.warn(
+        { event: change.event, err: error instanceof Error ? error.message : String(error) },
+        'change not published',
+      );
+    }
+  };
+
+  const readBody = async <T extends z.ZodType>(c: Context, schema: T) => {
+    const text = await c.req.text();
+    let raw: unknown = {};
+    if (text.trim() !== '') {
+      try {
+        raw = JSON.parse(text);
+      } catch {
+        return { response: apiError(c, 'bad_request', 'the request body is not valid JSON') } as const;
+      }
+    }
+    const parsed = schema.safeParse(raw);
+    if (!parsed.success)
+      return { response: apiError(c, 'validation_failed', describeIssues(parsed.error)) } as const;
+    return { value: parsed.data as z.output<T> } as const;
+  };
+
+  const list = async (c: Context<Env>, forced?: 'unread') => {
+    const parsed = listQuery.safeParse(c.req.query());
+    if (!parsed.success) return apiError(c, 'validation_failed', describeIssues(parsed.error));
+    const { page, limit, type } = parsed.data;
+    const status = forced ?? parsed.data.status;
+    const result = await store.list(c.get('owner'), { page, limit }, { status, type });
+    const totalPages = Math.ceil(result.total / limit);
+    return c.json({
+      data: result.records,
+      pagination: {
+        page,
+        limit,
+        total: result.total,
+        total_pages: totalPages,
+        has_next_page: page < totalPages,
+        has_prev_page: page > 1,
+      },
+      meta: { unread_count: result.unreadCount },
+    });
+  };
+
+  const notFound = (c: Context) => apiError(c, 'notification_not_found', 'Notification not found');
+
+  app.onError((error, c) => {
+    logger.error({ err: error.message, path: c.req.path }, 'notification API failed');
+    return apiError(c, 'internal_error', 'something went wrong');
+  });
+
+  app.use('/notification/*', async (c, next) => {
+    const user = options.authenticate ? await options.authenticate(c) : undefined;
+    if (user === undefined) return apiError(c, 'unauthenticated', 'sign in to see notifications');
+    if (c.req.method !== 'GET' && c.req.method !== 'HEAD') {
+      const expected = options.csrfToken ? await options.csrfToken(c, user) : undefined;
+      const sent = c.req.header(CSRF_HEADER);
+      if (!expected || !sent || !safeEqual(sent, expected)) {
+        return apiError(c, 'csrf_token_mismatch', `send the page's CSRF token in the ${CSRF_HEADER} header`);
+      }
+    }
+    c.set('owner', { type: user.type ?? 'User', id: String(user.id) });
+    return next();
+  });
+
+  const base = '/notification/notifications';
+
+  app.get(`${base}.json`, (c) => list(c));
+  app.get(`${base}/unread.json`, (c) => list(c, 'unread'));
+
+  app.delete(`${base}.json`, async (c) => {
+    const body = await readBody(c, deleteAllBody);
+    if ('response' in body) return body.response;
+    const owner = c.get('owner');
+    const { status, ...rest } = body.value;
+    const deleted = await store.deleteAll(owner, { ...rest, status: status ?? 'all' });
+    const unread = await store.unreadCount(owner);
+    await notify(owner, {
+      event: 'notification.deleted-all',
+      data: { deleted_count: deleted, unread_count: unread },
+    });
+    return c.json({ data: { deleted_count: deleted }, meta: { unread_count: unread } });
+  });
+
+  app.patch(`${base}/mark-all-read.json`, async (c) => {
+    const body = await readBody(c, markAllBody);
+    if ('response' in body) return body.response;
+    const owner = c.get('owner');
+    const marked = await store.markAllRead(owner, body.value);
+    const unread = await store.unreadCount(owner);
+    await notify(owner, {
+      event: 'notification.marked-all-read',
+      data: { marked_count: marked, unread_count: unread },
+    });
+    return c.json({ data: { marked_count: marked }, meta: { unread_count: unread } });
+  });
+
+  app.patch(`${base}/:id/read.json`, async (c) => {
+    const owner = c.get('owner');
+    const outcome = await store.markRead(owner, c.req.param('id'));
+    if (outcome === undefined) return notFound(c);
+    const unread = await store.unreadCount(owner);
+    if (outcome.changed) {
+      await notify(owner, {
+        event: 'notification.marked-read',
+        data: { notification_id: outcome.record.id, unread_count: unread },
+      });
+    }
+    return c.json({ data: outcome.record, meta: { unread_count: unread, changed: outcome.changed } });
+  });
+
+  app.get(`${base}/:file{[^/]+\\.json}`, async (c) => {
+    const record = await store.find(c.get('owner'), c.req.param('file').slice(0, -'.json'.length));
+    return record === undefined ? notFound(c) : c.json({ data: record });
+  });
+
+  app.delete(`${base}/:file{[^/]+\\.json}`, async (c) => {
+    const owner = c.get('owner');
+    const id = c.req.param('file').slice(0, -'.json'.length);
+    if (!(await store.delete(owner, id))) return notFound(c);
+    const unread = await store.unreadCount(owner);
+    await notify(owner, {
+      event: 'notification.deleted',
+      data: { notification_id: id, unread_count: unread },
+    });
+    return c.json({ data: { id }, meta: { unread_count: unread } });
+  });
+
+  return app;
+}
