@@ -7,6 +7,8 @@ import { createRealtimeServer, loadUws } from '@herald/realtime-server';
 import { serve } from '@hono/node-server';
 
 const mode = process.argv[2];
+// Exit on SIGINT so `node --cpu-prof` writes its profile.
+process.on('SIGINT', () => process.exit(0));
 const app = { id: 'bench', key: 'bench-key', secret: 'bench-secret', enabled: true, allowedOrigins: ['*'] };
 const backend = {
   publish: () => {},

@@ -1,4 +1,5 @@
 import type { HttpRequest, HttpResponse } from 'uWebSockets.js';
+import { createLightRequest } from './light-request.js';
 
 /** A fetch-style request handler, such as a hono app's `fetch`. */
 export type FetchHandler = (request: Request) => Response | Promise<Response>;
@@ -63,7 +64,13 @@ export function handleWithFetch(res: HttpResponse, req: HttpRequest, options: Ht
       });
       res.end(body);
     });
-    options.onComplete?.({ status, bytesIn, bytesOut: body.length, path: url, method });
+    options.onComplete?.({
+      status,
+      bytesIn,
+      bytesOut: typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength,
+      path: url,
+      method,
+    });
   };
 
   const tooLarge = (bytesIn: number) => {
@@ -81,12 +88,20 @@ export function handleWithFetch(res: HttpResponse, req: HttpRequest, options: Ht
   };
 
   const dispatch = (body: Uint8Array | undefined) => {
-    const request = new Request(fullUrl, { method, headers, body: body && body.length > 0 ? body : null });
+    const request = createLightRequest(method, fullUrl, headers, body);
     Promise.resolve()
       .then(() => options.handler(request))
       .then(async (response) => {
-        const bytes = new Uint8Array(await response.arrayBuffer());
-        finish(response.status, response.headers, bytes, body?.length ?? 0);
+        // text() is the cheapest way out of undici's Response; binary bodies keep their bytes.
+        const type = response.headers.get('content-type') ?? '';
+        const textual = type.startsWith('text/') || type.includes('json');
+        const out =
+          response.body === null
+            ? ''
+            : textual
+              ? await response.text()
+              : new Uint8Array(await response.arrayBuffer());
+        finish(response.status, response.headers, out, body?.length ?? 0);
       })
       .catch((error: unknown) => {
         options.onError?.(error);
