@@ -9,6 +9,18 @@ export {
   validateChannelName,
 } from './channel-name.js';
 export { type ClientFrame, type FrameError, parseClientFrame } from './client-frame.js';
+export type {
+  ClusterAdapter,
+  ClusterCachedEvent,
+  ClusterChannelCounts,
+  ClusterDelivery,
+  ClusterListener,
+  ClusterMessage,
+  ClusterPresenceJoin,
+  ClusterPresenceLeave,
+  LocalClusterState,
+  LocalPresence,
+} from './cluster.js';
 export {
   closesConnection,
   ErrorCode,

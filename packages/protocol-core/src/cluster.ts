@@ -1,0 +1,135 @@
+import type { PresenceMember } from './presence.js';
+import type { PresenceSnapshot } from './server-frame.js';
+
+// The port between the real-time server and a scaling adapter (Redis or an in-memory double). Both sides import
+// it from here, so neither package imports the other; an app wires them.
+
+/** An already-encoded frame to deliver to a channel's subscribers on every node. */
+export interface ClusterDelivery {
+  readonly appId: string;
+  readonly channel: string;
+  /** The exact frame text; nodes send it as is, never re-encoding it. */
+  readonly frame: string;
+  /** A socket that must not receive it, wherever it is connected. */
+  readonly excludeSocketId?: string | undefined;
+}
+
+/** What one node tells the others. */
+export type ClusterMessage =
+  | { readonly type: 'deliver'; readonly delivery: ClusterDelivery }
+  | { readonly type: 'terminate'; readonly appId: string; readonly userId: string }
+  | { readonly type: 'restart' };
+
+/** A presence socket held by this node, for rebuilding its share of the state. */
+export interface LocalPresence {
+  readonly appId: string;
+  readonly channel: string;
+  readonly socketId: string;
+  readonly member: PresenceMember;
+}
+
+/** This node's share of the cluster state, as the server holds it in memory. */
+export interface LocalClusterState {
+  readonly connections: ReadonlyArray<{ readonly appId: string; readonly count: number }>;
+  readonly subscriptions: ReadonlyArray<{
+    readonly appId: string;
+    readonly channel: string;
+    readonly count: number;
+  }>;
+  readonly presence: readonly LocalPresence[];
+}
+
+/** How the adapter reaches the server it serves. */
+export interface ClusterListener {
+  /** Deliver a frame from another node (or from the adapter itself, e.g. a dead node's member_removed). */
+  deliver(delivery: ClusterDelivery): void;
+  /** Close the local sockets of a user with 4009. */
+  terminate(appId: string, userId: string): void;
+  /** Close every local socket with 4200 and start fresh. */
+  restart(): void;
+  /** This node's current share, re-written after a reconnect. */
+  localState(): LocalClusterState;
+}
+
+/** The outcome of joining a presence channel across the cluster. */
+export interface ClusterPresenceJoin {
+  /** False when the channel is full (and this user is not in it yet): the subscription is refused. */
+  readonly accepted: boolean;
+  /** True when this socket made the user a member anywhere in the cluster: send `member_added`. */
+  readonly added: boolean;
+  /** The members across the cluster after the join. */
+  readonly snapshot: PresenceSnapshot;
+}
+
+/** The outcome of leaving a presence channel across the cluster. */
+export interface ClusterPresenceLeave {
+  /** True when this was the user's last socket anywhere: send `member_removed`. */
+  readonly removed: boolean;
+  readonly userId: string | undefined;
+}
+
+/** The last event of a cache channel. */
+export interface ClusterCachedEvent {
+  readonly event: string;
+  readonly data: string;
+  /** The encoded frame replayed to new subscribers. */
+  readonly frame: string;
+  /** Milliseconds left before it expires. */
+  readonly ttlMs: number;
+}
+
+/** Counts of one channel across the cluster. */
+export interface ClusterChannelCounts {
+  readonly subscriptionCount: number;
+  /** Presence channels only: distinct users. */
+  readonly userCount?: number;
+}
+
+/**
+ * A scaling adapter: broadcast between nodes and the cluster-wide state (connections, channel counts, presence,
+ * cache channels). Writes that only keep counts (`releaseConnection`, `setLocalSubscriptions`, `storeCachedEvent`,
+ * `broadcast`) never throw; the adapter logs and recovers.
+ */
+export interface ClusterAdapter {
+  /** This node's id, unique in the cluster. */
+  readonly nodeId: string;
+  /** Connects, subscribes to the other nodes and starts the heartbeat. */
+  start(listener: ClusterListener): Promise<void>;
+  /** Removes this node's share of the state and disconnects. */
+  stop(): Promise<void>;
+  /** Sends a message to every other node. */
+  broadcast(message: ClusterMessage): void;
+  /** Counts a new connection unless the app is at its cluster-wide limit; resolves false when over it. */
+  admitConnection(appId: string, maxConnections: number): Promise<boolean>;
+  /** Uncounts a closed connection. */
+  releaseConnection(appId: string): void;
+  /** Joins a socket to a presence channel atomically across the cluster. */
+  joinPresence(input: {
+    readonly appId: string;
+    readonly channel: string;
+    readonly socketId: string;
+    readonly member: PresenceMember;
+    readonly maxMembers: number;
+  }): Promise<ClusterPresenceJoin>;
+  /** Removes a socket from a presence channel atomically across the cluster. */
+  leavePresence(appId: string, channel: string, socketId: string): Promise<ClusterPresenceLeave>;
+  /** Records how many local sockets are subscribed to a channel (0 removes this node's share). */
+  setLocalSubscriptions(appId: string, channel: string, count: number): void;
+  /** Keeps the last event of a cache channel for every node. */
+  storeCachedEvent(
+    appId: string,
+    channel: string,
+    event: Omit<ClusterCachedEvent, 'ttlMs'>,
+    ttlMs: number,
+  ): void;
+  /** The last event of a cache channel, if it has not expired. */
+  cachedEvent(appId: string, channel: string): Promise<ClusterCachedEvent | undefined>;
+  /** Occupied channels of an app across the cluster. */
+  channels(appId: string, prefix?: string): Promise<Array<{ readonly name: string } & ClusterChannelCounts>>;
+  /** Counts of one channel across the cluster. */
+  channel(appId: string, name: string): Promise<ClusterChannelCounts>;
+  /** User ids present in a presence channel across the cluster. */
+  presenceUsers(appId: string, name: string): Promise<string[]>;
+  /** Open connections of an app across the cluster. */
+  connectionCount(appId: string): Promise<number>;
+}
