@@ -6,6 +6,14 @@ export {
   type NotificationUser,
 } from './api.js';
 export {
+  type BellBroadcasting,
+  type BellOptions,
+  escapeHtml,
+  type RenderBellInput,
+  type RenderedBell,
+  renderNotificationBell,
+} from './bell.js';
+export {
   type BroadcastChannelOptions,
   createBroadcastChannel,
   NOTIFICATION_CREATED_EVENT,

@@ -1,0 +1,211 @@
+import {
+  createBroadcastChannel,
+  createBroadcaster,
+  createDatabaseChannel,
+  createNotificationApi,
+  createNotificationStore,
+  createNotifier,
+  escapeHtml,
+  type Notification,
+  type NotificationChannel,
+  type NotificationLogger,
+  type NotificationStore,
+  type Notifier,
+  renderNotificationBell,
+} from '@herald/notifications';
+import { safeEqual } from '@herald/protocol-core';
+import { serveStatic } from '@hono/node-server/serve-static';
+import { Hono } from 'hono';
+import { answerChannelAuth } from './broadcasting-auth.js';
+import type { CenterConfig } from './config.js';
+import { createSessions, DEMO_USERS } from './session.js';
+
+/** The composed service: its hono app, the store and sender it uses, and how to close them. */
+export interface NotificationCenter {
+  readonly app: Hono;
+  readonly store: NotificationStore;
+  readonly notifier: Notifier;
+  close(): Promise<void>;
+}
+
+/** The notification the demo form sends. */
+class DemoNotification implements Notification {
+  readonly type = 'DemoNotification';
+  constructor(
+    private readonly channels: readonly string[],
+    private readonly title: string,
+    private readonly message: string,
+  ) {}
+  via() {
+    return this.channels;
+  }
+  toDatabase() {
+    return { title: this.title, message: this.message, icon: 'bell' as const };
+  }
+}
+
+const BELL_ASSETS = {
+  scriptUrl: '/assets/notification-bell/notification-bell.js',
+  cssUrl: '/assets/notification-bell/notification-bell.css',
+};
+
+function page(title: string, head: string, body: string): string {
+  return `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>${escapeHtml(title)}</title>${head}</head>
+<body>${body}</body></html>`;
+}
+
+/** Opens the store, registers the channels the config allows, and composes every route. */
+export async function createNotificationCenter(
+  config: CenterConfig,
+  logger: NotificationLogger,
+): Promise<NotificationCenter> {
+  const store = await createNotificationStore({ ...config.database, logger });
+  const broadcaster = config.realtime ? createBroadcaster(config.realtime) : undefined;
+  const channels: Record<string, NotificationChannel> = { database: createDatabaseChannel({ store }) };
+  if (broadcaster) channels.broadcast = createBroadcastChannel({ broadcaster });
+  const notifier = createNotifier({ channels, logger });
+  const sessions = createSessions(config.sessionSecret);
+  const app = new Hono();
+
+  app.route(
+    '/',
+    createNotificationApi({
+      store,
+      logger,
+      authenticate: (c) => sessions.user(c),
+      csrfToken: (_c, user) => sessions.csrfToken(user),
+      onChange: broadcaster ? (owner, change) => broadcaster.publishChange(owner, change) : undefined,
+    }),
+  );
+
+  app.post('/broadcasting/auth', async (c) => {
+    const user = await sessions.user(c);
+    if (!user) return c.json({ error: { code: 'unauthenticated', message: 'sign in first' } }, 401);
+    const sent = c.req.header('x-csrf-token') ?? '';
+    if (!safeEqual(sent, sessions.csrfToken(user))) {
+      return c.json(
+        { error: { code: 'csrf_token_mismatch', message: 'send the CSRF token in X-CSRF-Token' } },
+        403,
+      );
+    }
+    if (!config.realtime)
+      return c.json({ error: { code: 'not_configured', message: 'no real-time server' } }, 404);
+    return answerChannelAuth(c, config.realtime, user);
+  });
+
+  if (config.bellAssetsDir) {
+    app.use(
+      '/assets/notification-bell/*',
+      serveStatic({
+        root: config.bellAssetsDir,
+        rewriteRequestPath: (path) => path.replace(/^\/assets\/notification-bell/, ''),
+      }),
+    );
+  }
+
+  app.get('/login', (c) => {
+    const options = DEMO_USERS.map(
+      (u) => `<option value="${escapeHtml(String(u.id))}">${escapeHtml(u.name ?? String(u.id))}</option>`,
+    );
+    return c.html(
+      page(
+        'Sign in',
+        '',
+        `<h1>Sign in (demo)</h1><form method="post" action="/login"><select name="user">${options.join('')}</select> <button>Sign in</button></form>`,
+      ),
+    );
+  });
+  app.post('/login', async (c) => {
+    const form = await c.req.parseBody();
+    const ok = await sessions.signIn(c, String(form.user ?? ''));
+    return ok ? c.redirect('/', 303) : c.text('unknown demo user', 422);
+  });
+  app.post('/logout', (c) => {
+    sessions.signOut(c);
+    return c.redirect('/login', 303);
+  });
+
+  app.get('/', async (c) => {
+    const user = await sessions.user(c);
+    if (!user) return c.redirect('/login', 303);
+    const csrfToken = sessions.csrfToken(user);
+    const realtime = config.realtime ? new URL(config.realtime.url) : undefined;
+    const bell = await renderNotificationBell({
+      user,
+      store,
+      csrfToken,
+      assets: BELL_ASSETS,
+      options: {
+        broadcasting:
+          realtime && config.realtime
+            ? {
+                broadcaster: 'wsproto',
+                wsprotoKey: config.realtime.key,
+                wsprotoHost: realtime.hostname,
+                wsprotoPort: Number(realtime.port || (realtime.protocol === 'https:' ? 443 : 80)),
+              }
+            : false,
+      },
+    });
+    const recent = await store.list(
+      { type: user.type ?? 'User', id: String(user.id) },
+      { page: 1, limit: 10 },
+    );
+    const items = recent.records
+      .map(
+        (r) =>
+          `<li>${r.read_at ? '' : '<strong>new</strong> '}${escapeHtml(r.data.title)}: ${escapeHtml(r.data.message)}</li>`,
+      )
+      .join('');
+    return c.html(
+      page(
+        'Notification center',
+        `${bell.tags.meta}${config.bellAssetsDir ? bell.tags.css : ''}`,
+        `<header><span>Signed in as ${escapeHtml(user.name ?? String(user.id))}</span> ${bell.html}
+<form method="post" action="/logout" style="display:inline"><button>Sign out</button></form></header>
+<h1>Notification center</h1>
+<p>Unread: <span id="unread-count">${recent.unreadCount}</span>. Channels: ${escapeHtml(notifier.channelNames.join(', '))}.</p>
+<h2>Send a test notification</h2>
+<form method="post" action="/demo/send">
+<input type="hidden" name="_csrf" value="${escapeHtml(csrfToken)}">
+<label>Title <input name="title" required value="Hello"></label>
+<label>Message <input name="message" required value="A test notification"></label>
+<button>Send through every channel</button></form>
+<h2>Latest</h2><ul id="latest">${items}</ul>
+${config.bellAssetsDir ? bell.tags.js : ''}`,
+      ),
+    );
+  });
+
+  app.post('/demo/send', async (c) => {
+    const user = await sessions.user(c);
+    if (!user) return c.redirect('/login', 303);
+    const form = await c.req.parseBody();
+    if (!safeEqual(String(form._csrf ?? ''), sessions.csrfToken(user)))
+      return c.text('CSRF token mismatch', 403);
+    const notification = new DemoNotification(
+      notifier.channelNames,
+      String(form.title ?? ''),
+      String(form.message ?? ''),
+    );
+    const report = await notifier.send({ ...user, type: user.type ?? 'User' }, notification);
+    if (!report.ok) {
+      const lines = report.failures.map(
+        (f) => `<li>${escapeHtml(f.channel)}: ${escapeHtml(f.error.message)}</li>`,
+      );
+      return c.html(
+        page('Not sent', '', `<h1>Some channels failed</h1><ul>${lines.join('')}</ul><a href="/">Back</a>`),
+        422,
+      );
+    }
+    return c.redirect('/', 303);
+  });
+
+  return {
+    app,
+    store,
+    notifier,
+    close: () => store.close(),
+  };
+}
