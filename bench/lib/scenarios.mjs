@@ -1,0 +1,322 @@
+// The scenarios. Each takes a started target and returns one flat result object; every run is bounded in time
+// and count and stops by itself.
+import autocannon from 'autocannon';
+import { nowMicros } from './histogram.mjs';
+import { LoadPool, Publisher, signedEvent } from './load.mjs';
+
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+const round = (value, digits = 0) => (Number.isFinite(value) ? Number(value.toFixed(digits)) : null);
+
+/** Splits `total` items over `parts` processes. */
+function share(total, parts, index) {
+  return Math.floor(total / parts) + (index < total % parts ? 1 : 0);
+}
+
+function offsetOf(total, parts, index) {
+  let offset = 0;
+  for (let i = 0; i < index; i++) offset += share(total, parts, i);
+  return offset;
+}
+
+/** Samples the server's CPU time around a measured window: the share of one core it used. */
+function cpuMeter(target) {
+  const cpu0 = target.cpuSeconds();
+  const t0 = performance.now();
+  return () => round((100 * (target.cpuSeconds() - cpu0)) / ((performance.now() - t0) / 1000));
+}
+
+async function idle(target, { connections, processes, log }) {
+  const rssBefore = target.rssKiB();
+  const t0 = performance.now();
+  const pool = await LoadPool.open(
+    processes,
+    (i) => ({
+      role: 'subscribe',
+      url: target.url,
+      count: share(connections, processes, i),
+      offset: offsetOf(connections, processes, i),
+      channel: 'idle-',
+      channelModulo: 1000,
+      concurrency: 64,
+    }),
+    { log, timeoutMs: 300_000 },
+  );
+  const seconds = (performance.now() - t0) / 1000;
+  await sleep(2000);
+  const rssAfter = target.rssKiB();
+  const result = {
+    connections: pool.connected,
+    failed: pool.failed,
+    connect_s: round(seconds, 2),
+    conns_per_s: round(pool.connected / seconds),
+    rss_mib: round(rssAfter / 1024, 1),
+    kib_per_conn: round((rssAfter - rssBefore) / Math.max(1, pool.connected), 2),
+  };
+  await target.stop(); // the server closes first, so the load side holds no TIME_WAIT ports
+  await pool.close();
+  return result;
+}
+
+/**
+ * Fan-out at full speed: signed REST triggers to one channel with `subscribers` sockets, as fast as the
+ * deliveries keep up (at most `windowDeliveries` deliveries in flight), for `seconds`.
+ */
+async function fanout(
+  target,
+  { subscribers, seconds, processes, log, windowDeliveries = 50_000, lanes = 4 },
+) {
+  const pool = await LoadPool.open(
+    processes,
+    (i) => ({
+      role: 'subscribe',
+      url: target.url,
+      count: share(subscribers, processes, i),
+      channel: 'fanout',
+    }),
+    { log },
+  );
+  const subs = pool.connected;
+  const publisher = new Publisher(target.port, lanes);
+  const window = Math.max(1, Math.floor(windowDeliveries / subs));
+  let published = 0;
+  let running = true;
+  pool.start();
+  const meter = cpuMeter(target);
+  const t0 = performance.now();
+  const lane = async () => {
+    while (running) {
+      if ((published - publisher.failed + 1) * subs - pool.received() > window * subs) {
+        await pool.nextProgress();
+        continue;
+      }
+      published++;
+      await publisher.trigger('fanout', 'tick', `@${nowMicros()}`);
+    }
+  };
+  const lanesDone = Promise.all(Array.from({ length: lanes }, lane));
+  await sleep(seconds * 1000);
+  running = false;
+  const elapsed = (performance.now() - t0) / 1000;
+  const receivedInWindow = pool.received();
+  const cpu = meter();
+  await lanesDone;
+  const expected = publisher.ok * subs;
+  // Drain: wait for what is in flight (at most 10 s, or 2 s without progress).
+  const drainDeadline = performance.now() + 10_000;
+  let last = -1;
+  let lastChange = performance.now();
+  while (
+    pool.received() < expected &&
+    performance.now() < drainDeadline &&
+    performance.now() - lastChange < 2000
+  ) {
+    await pool.nextProgress(100);
+    if (pool.received() !== last) {
+      last = pool.received();
+      lastChange = performance.now();
+    }
+  }
+  await pool.stop();
+  const totals = await pool.collect();
+  publisher.close();
+  await pool.close();
+  if (publisher.failed) log(`fan-out: ${publisher.failed} publishes failed (${publisher.lastError})`);
+  return {
+    subscribers: subs,
+    publishes_s: round(publisher.ok / elapsed),
+    deliveries_s: round(receivedInWindow / elapsed),
+    ...latency(totals.histogram),
+    delivery_ratio: round(totals.received / Math.max(1, expected), 4),
+    failed_publishes: publisher.failed,
+    server_cpu: cpu,
+  };
+}
+
+function latency(histogram) {
+  const { p50, p95, p99 } = histogram.summary();
+  return { p50_ms: p50, p95_ms: p95, p99_ms: p99 };
+}
+
+/** Fan-out at a fixed moderate rate: `rate` signed triggers per second to `subscribers` sockets. */
+async function fanoutRate(target, { subscribers, rate, seconds, processes, log }) {
+  const pool = await LoadPool.open(
+    processes,
+    (i) => ({ role: 'subscribe', url: target.url, count: share(subscribers, processes, i), channel: 'rate' }),
+    { log },
+  );
+  const publisher = new Publisher(target.port, 16);
+  pool.start();
+  const meter = cpuMeter(target);
+  const t0 = performance.now();
+  const total = Math.round(rate * seconds);
+  const pending = [];
+  for (let i = 0; i < total; i++) {
+    const due = t0 + (i * 1000) / rate;
+    const wait = due - performance.now();
+    if (wait > 1) await sleep(wait);
+    pending.push(publisher.trigger('rate', 'tick', `@${nowMicros()}`));
+  }
+  await Promise.all(pending);
+  const elapsed = (performance.now() - t0) / 1000;
+  const cpu = meter();
+  const expected = publisher.ok * pool.connected;
+  const deadline = performance.now() + 5000;
+  while (pool.received() < expected && performance.now() < deadline) await pool.nextProgress(100);
+  await pool.stop();
+  const totals = await pool.collect();
+  publisher.close();
+  await pool.close();
+  return {
+    subscribers: pool.connected,
+    publishes_s: round(publisher.ok / elapsed),
+    ...latency(totals.histogram),
+    delivery_ratio: round(totals.received / Math.max(1, expected), 4),
+    server_cpu: cpu,
+  };
+}
+
+/** REST triggers to a channel nobody subscribes to: one pre-signed request replayed by autocannon. */
+async function rest(target, { seconds, connections = 32 }) {
+  const { path, body } = signedEvent('rest-empty', 'tick', '{"n":1}');
+  const meter = cpuMeter(target);
+  const result = await autocannon({
+    url: `${target.restBase}${path}`,
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body,
+    connections,
+    duration: seconds,
+  });
+  return {
+    req_s: round(result.requests.total / seconds),
+    p50_ms: result.latency.p50,
+    p99_ms: result.latency.p99,
+    non_2xx: result.non2xx,
+    errors: result.errors + result.timeouts,
+    server_cpu: meter(),
+  };
+}
+
+/** Client events between the two sockets of each private channel, `window` in flight per direction. */
+async function clientEvents(target, { pairs, seconds, processes, log, window = 4 }) {
+  const pool = await LoadPool.open(
+    processes,
+    (i) => ({ role: 'pairs', url: target.url, count: 2 * share(pairs, processes, i), window }),
+    { log },
+  );
+  pool.start();
+  const meter = cpuMeter(target);
+  const t0 = performance.now();
+  await sleep(seconds * 1000);
+  const elapsed = (performance.now() - t0) / 1000;
+  const receivedInWindow = pool.received();
+  const cpu = meter();
+  const drained = await pool.stop(5000);
+  const totals = await pool.collect();
+  await pool.close();
+  return {
+    pairs: pool.connected / 2,
+    deliveries_s: round(receivedInWindow / elapsed),
+    ...latency(totals.histogram),
+    delivery_ratio: round(totals.received / Math.max(1, totals.sent), 4),
+    drained,
+    server_cpu: cpu,
+  };
+}
+
+/** Presence churn: `churners` sockets join and leave one presence channel in a loop, `watchers` stay in it. */
+async function presence(target, { churners, watchers, seconds, processes, log }) {
+  const pool = await LoadPool.open(
+    processes,
+    (i) => {
+      const w = share(watchers, processes, i);
+      return {
+        role: 'presence',
+        url: target.url,
+        channel: 'presence-churn',
+        watchers: w,
+        count: w + share(churners, processes, i),
+      };
+    },
+    { log },
+  );
+  pool.start();
+  const meter = cpuMeter(target);
+  const t0 = performance.now();
+  await sleep(seconds * 1000);
+  const cpu = meter();
+  const drained = await pool.stop(5000);
+  const elapsed = (performance.now() - t0) / 1000;
+  await sleep(300);
+  const totals = await pool.collect();
+  await pool.close();
+  const { p50, p99 } = totals.joinHistogram.summary();
+  return {
+    churners,
+    watchers,
+    joins_s: round(totals.joins / elapsed),
+    join_p50_ms: p50,
+    join_p99_ms: p99,
+    member_added_ratio: round(totals.memberAdded / Math.max(1, totals.joins * watchers), 4),
+    errors: totals.errors,
+    drained,
+    server_cpu: cpu,
+  };
+}
+
+/** Every scenario with its parameters, quick and full, and the figures shown in the table (first = headline). */
+export function scenarios({ quick, maxConnections }) {
+  const s = (quickValue, fullValue) => (quick ? quickValue : fullValue);
+  const list = [
+    {
+      name: 'idle-10k',
+      run: (t, o) => idle(t, { ...o, connections: 10_000 }),
+      figures: ['kib_per_conn', 'conns_per_s', 'connect_s', 'rss_mib', 'connections'],
+      lowerIsBetter: ['kib_per_conn', 'connect_s', 'rss_mib'],
+    },
+    {
+      name: 'idle-max',
+      full: true,
+      run: (t, o) => idle(t, { ...o, connections: maxConnections }),
+      figures: ['connections', 'kib_per_conn', 'conns_per_s', 'connect_s', 'rss_mib'],
+      lowerIsBetter: ['kib_per_conn', 'connect_s', 'rss_mib'],
+    },
+    {
+      name: 'fanout-1k',
+      run: (t, o) => fanout(t, { ...o, subscribers: 1000, seconds: s(3, 10) }),
+      figures: ['deliveries_s', 'publishes_s', 'p50_ms', 'p95_ms', 'p99_ms', 'delivery_ratio', 'server_cpu'],
+      lowerIsBetter: ['p50_ms', 'p95_ms', 'p99_ms'],
+    },
+    {
+      name: 'fanout-5k',
+      run: (t, o) => fanout(t, { ...o, subscribers: 5000, seconds: s(3, 10) }),
+      figures: ['deliveries_s', 'publishes_s', 'p50_ms', 'p95_ms', 'p99_ms', 'delivery_ratio', 'server_cpu'],
+      lowerIsBetter: ['p50_ms', 'p95_ms', 'p99_ms'],
+    },
+    {
+      name: 'fanout-rate',
+      run: (t, o) => fanoutRate(t, { ...o, subscribers: 100, rate: 200, seconds: s(3, 15) }),
+      figures: ['p99_ms', 'p50_ms', 'p95_ms', 'publishes_s', 'delivery_ratio', 'server_cpu'],
+      lowerIsBetter: ['p50_ms', 'p95_ms', 'p99_ms', 'server_cpu'],
+    },
+    {
+      name: 'rest',
+      run: (t, o) => rest(t, { ...o, seconds: s(3, 10) }),
+      figures: ['req_s', 'p50_ms', 'p99_ms', 'non_2xx'],
+      lowerIsBetter: ['p50_ms', 'p99_ms'],
+    },
+    {
+      name: 'client-events',
+      run: (t, o) => clientEvents(t, { ...o, pairs: s(100, 500), seconds: s(3, 10) }),
+      figures: ['deliveries_s', 'p50_ms', 'p99_ms', 'delivery_ratio', 'server_cpu'],
+      lowerIsBetter: ['p50_ms', 'p99_ms'],
+    },
+    {
+      name: 'presence',
+      run: (t, o) => presence(t, { ...o, churners: 100, watchers: 4, seconds: s(3, 10) }),
+      figures: ['joins_s', 'member_added_ratio', 'join_p50_ms', 'join_p99_ms', 'server_cpu'],
+      lowerIsBetter: ['join_p50_ms', 'join_p99_ms'],
+    },
+  ];
+  return quick ? list.filter((scenario) => !scenario.full) : list;
+}

@@ -1,0 +1,217 @@
+// The servers under test, each started the same way: its own process, `ulimit -n` raised, pinned to the server
+// core with taskset, bound to 127.0.0.1 on a free port, with every limit and rate limit raised. Output goes to a
+// log file under bench/targets/logs/.
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { connect, createServer } from 'node:net';
+import { fileURLToPath } from 'node:url';
+
+export const APP = { id: 'bench', key: 'bench-key', secret: 'bench-secret' };
+export const TARGETS = ['herald', 'soketi', 'ceiling'];
+
+const benchDir = fileURLToPath(new URL('..', import.meta.url));
+const rootDir = fileURLToPath(new URL('../..', import.meta.url));
+export const workDir = `${benchDir}targets`;
+const soketiDir = `${workDir}/soketi`;
+export const SOKETI_VERSION = '1.6.1';
+const UWS_OVERRIDE = 'npm:@trufflesuite/uws-js-unofficial@20.30.0-unofficial.0';
+
+export const hasTaskset = spawnSync('taskset', ['--version']).status === 0;
+
+/** The highest open-files limit this shell may set (the hard limit, or 65536 when it is higher). */
+export function fileLimit() {
+  const hard = spawnSync('bash', ['-c', 'ulimit -Hn'], { encoding: 'utf8' }).stdout.trim();
+  return hard === 'unlimited' ? 65536 : Math.min(65536, Number(hard));
+}
+
+/** Installs soketi from the npm registry into bench/targets/soketi (not a workspace member) unless present. */
+export function ensureSoketi(log = console.error) {
+  const bin = `${soketiDir}/node_modules/@soketi/soketi/bin/server.js`;
+  if (existsSync(bin)) return bin;
+  mkdirSync(soketiDir, { recursive: true });
+  const manifest = {
+    name: 'herald-bench-soketi',
+    private: true,
+    description: 'soketi for the Herald benchmark; installed by bench/lib/targets.mjs, git-ignored.',
+    dependencies: { '@soketi/soketi': SOKETI_VERSION },
+    // soketi pins uWebSockets.js to a GitHub tag built for Node <= 18; this npm build has Node 20 binaries.
+    overrides: { 'uWebSockets.js': UWS_OVERRIDE },
+  };
+  writeFileSync(`${soketiDir}/package.json`, `${JSON.stringify(manifest, null, 2)}\n`);
+  log(`installing @soketi/soketi@${SOKETI_VERSION} into ${soketiDir} (npm install, about a minute)…`);
+  const result = spawnSync('npm', ['install', '--no-audit', '--no-fund', '--loglevel=error'], {
+    cwd: soketiDir,
+    stdio: ['ignore', 'inherit', 'inherit'],
+  });
+  if (result.status !== 0 || !existsSync(bin))
+    throw new Error(`npm install of soketi failed (${result.status})`);
+  return bin;
+}
+
+export async function freePort() {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address();
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+function heraldConfig(port) {
+  return {
+    default: 'herald',
+    servers: {
+      herald: {
+        host: '127.0.0.1',
+        port,
+        max_request_size: 1_000_000,
+        ping_interval: 120,
+        activity_timeout: 120,
+      },
+    },
+    applications: [
+      {
+        ...APP,
+        name: 'Bench',
+        max_connections: 10_000_000,
+        enable_client_messages: true,
+        accept_client_events_from: 'all',
+        activity_timeout: 120,
+        ping_interval: 120,
+        max_message_size: 100_000,
+        max_presence_members_per_channel: 1_000_000,
+        max_presence_member_size_in_kb: 10,
+        max_event_payload_in_kb: 100,
+        max_event_batch_size: 100,
+        max_event_channels_at_once: 100,
+      },
+    ],
+    rate_limiter: { enabled: false },
+    logging: { enabled: true, debug_enabled: false },
+  };
+}
+
+function soketiEnv(port) {
+  return {
+    SOKETI_HOST: '127.0.0.1',
+    SOKETI_PORT: String(port),
+    SOKETI_DEBUG: 'false',
+    SOKETI_MODE: 'full',
+    SOKETI_ADAPTER_DRIVER: 'local',
+    SOKETI_RATE_LIMITER_DRIVER: 'local',
+    SOKETI_METRICS_ENABLED: 'false',
+    SOKETI_DEFAULT_APP_ID: APP.id,
+    SOKETI_DEFAULT_APP_KEY: APP.key,
+    SOKETI_DEFAULT_APP_SECRET: APP.secret,
+    SOKETI_DEFAULT_APP_ENABLED: 'true',
+    SOKETI_DEFAULT_APP_ENABLE_CLIENT_MESSAGES: 'true',
+    // -1 is soketi's "no limit" for connections and every per-second rate limit.
+    SOKETI_DEFAULT_APP_MAX_CONNS: '-1',
+    SOKETI_DEFAULT_APP_MAX_BACKEND_EVENTS_PER_SEC: '-1',
+    SOKETI_DEFAULT_APP_MAX_CLIENT_EVENTS_PER_SEC: '-1',
+    SOKETI_DEFAULT_APP_MAX_READ_REQ_PER_SEC: '-1',
+    SOKETI_PRESENCE_MAX_MEMBERS: '1000000',
+    SOKETI_PRESENCE_MAX_MEMBER_SIZE: '10',
+    SOKETI_EVENT_MAX_SIZE_IN_KB: '100',
+    SOKETI_EVENT_MAX_BATCH_SIZE: '100',
+    SOKETI_HTTP_ACCEPT_TRAFFIC_MEMORY_THRESHOLD: '100',
+    SOKETI_SHUTDOWN_GRACE_PERIOD: '0',
+  };
+}
+
+async function waitForPort(port, child, timeoutMs = 20_000) {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) throw new Error(`exited with ${child.exitCode} before listening`);
+    const ok = await new Promise((resolve) => {
+      const socket = connect(port, '127.0.0.1');
+      socket.once('connect', () => {
+        socket.destroy();
+        resolve(true);
+      });
+      socket.once('error', () => resolve(false));
+    });
+    if (ok) return;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  throw new Error(`not listening on ${port} after ${timeoutMs} ms`);
+}
+
+/**
+ * Starts one target and resolves once it accepts connections.
+ * @param {'herald'|'soketi'|'ceiling'} name
+ * @param {{ cpu?: string, profileDir?: string, label?: string }} options
+ */
+export async function startTarget(name, options = {}) {
+  const port = await freePort();
+  mkdirSync(`${workDir}/logs`, { recursive: true });
+  const node = [process.execPath];
+  if (options.profileDir) node.push('--cpu-prof', `--cpu-prof-dir=${options.profileDir}`);
+  let args;
+  let env = { ...process.env };
+  if (name === 'herald') {
+    const configFile = `${workDir}/herald-bench.json`;
+    writeFileSync(configFile, JSON.stringify(heraldConfig(port), null, 2));
+    const bin = `${rootDir}apps/realtime/dist/bin.js`;
+    if (!existsSync(bin)) throw new Error(`${bin} is missing: run \`pnpm build\` first`);
+    args = [...node, bin, 'server', '--host', '127.0.0.1', '--port', String(port), '--config', configFile];
+    env.NODE_ENV = 'production';
+  } else if (name === 'soketi') {
+    const bin = ensureSoketi();
+    args = [...node, bin, 'start'];
+    env = { ...env, ...soketiEnv(port) };
+  } else if (name === 'ceiling') {
+    args = [...node, `${benchDir}ceiling.mjs`, String(port)];
+  } else {
+    throw new Error(`unknown target ${name}`);
+  }
+  const pin = hasTaskset ? `taskset -c ${options.cpu ?? '0'} ` : '';
+  const quoted = args.map((arg) => `'${arg.replaceAll("'", "'\\''")}'`).join(' ');
+  const logFile = `${workDir}/logs/${options.label ?? name}.log`;
+  const child = spawn('bash', ['-c', `ulimit -n ${fileLimit()} && exec ${pin}${quoted} >'${logFile}' 2>&1`], {
+    cwd: name === 'soketi' ? soketiDir : rootDir,
+    env,
+    stdio: 'ignore',
+  });
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  await waitForPort(port, child);
+  return {
+    name,
+    port,
+    pid: child.pid,
+    logFile,
+    url: `ws://127.0.0.1:${port}/app/${APP.key}?protocol=7&client=herald-bench&version=1.0`,
+    restBase: `http://127.0.0.1:${port}`,
+    rssKiB: () => readRssKiB(child.pid),
+    cpuSeconds: () => readCpuSeconds(child.pid),
+    alive: () => child.exitCode === null,
+    async stop() {
+      if (child.exitCode !== null) return;
+      child.kill('SIGTERM');
+      const timer = setTimeout(() => child.kill('SIGKILL'), 8000);
+      await exited;
+      clearTimeout(timer);
+    },
+  };
+}
+
+export function readRssKiB(pid) {
+  try {
+    const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+    return Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? Number.NaN);
+  } catch {
+    return Number.NaN;
+  }
+}
+
+export function readCpuSeconds(pid) {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / 100;
+  } catch {
+    return Number.NaN;
+  }
+}

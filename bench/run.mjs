@@ -1,0 +1,195 @@
+#!/usr/bin/env node
+// Herald's benchmark. `pnpm bench` runs Herald alone; `pnpm bench:compare` runs Herald, soketi and the uWS
+// ceiling, alternating, and prints each figure with the ratios Herald/soketi and Herald/ceiling.
+// Usage: node bench/run.mjs [--compare] [--quick] [--targets herald,soketi,ceiling] [--only fanout-1k,rest]
+//                           [--profile] [--processes 4] [--max-connections N] [--out file.json]
+// The run re-executes itself under `bash -c 'ulimit -n … && exec taskset -c 1 node …'`: the load on core 1,
+// each server on core 0.
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { scenarios } from './lib/scenarios.mjs';
+import { ensureSoketi, fileLimit, hasTaskset, startTarget, TARGETS, workDir } from './lib/targets.mjs';
+
+const { values } = parseArgs({
+  options: {
+    compare: { type: 'boolean', default: false },
+    quick: { type: 'boolean', default: false },
+    targets: { type: 'string' },
+    only: { type: 'string' },
+    profile: { type: 'boolean', default: false },
+    processes: { type: 'string', default: '4' },
+    'max-connections': { type: 'string' },
+    out: { type: 'string' },
+    'load-cpu': { type: 'string', default: '1' },
+    'server-cpu': { type: 'string', default: '0' },
+  },
+});
+
+if (hasTaskset && !process.env.HERALD_BENCH_CHILD) {
+  const self = fileURLToPath(import.meta.url);
+  const quoted = [process.execPath, self, ...process.argv.slice(2)].map(
+    (a) => `'${a.replaceAll("'", "'\\''")}'`,
+  );
+  const result = spawnSync(
+    'bash',
+    ['-c', `ulimit -n ${fileLimit()} && exec taskset -c ${values['load-cpu']} ${quoted.join(' ')}`],
+    { stdio: 'inherit', env: { ...process.env, HERALD_BENCH_CHILD: '1' } },
+  );
+  process.exit(result.status ?? 1);
+}
+
+const log = (message) => console.error(`[bench] ${message}`);
+const targets = values.targets ? values.targets.split(',') : values.compare ? TARGETS : ['herald'];
+for (const target of targets) if (!TARGETS.includes(target)) throw new Error(`unknown target ${target}`);
+const processes = Number(values.processes);
+// The server's open-files limit bounds "as many as fit": one descriptor per socket, plus a margin.
+const maxConnections = Number(values['max-connections'] ?? fileLimit() - 300);
+let list = scenarios({ quick: values.quick, maxConnections });
+if (values.only) {
+  const only = values.only.split(',');
+  list = list.filter((scenario) => only.includes(scenario.name));
+}
+if (targets.includes('soketi')) ensureSoketi(log);
+const profileDir = values.profile
+  ? `${workDir}/profiles/${new Date().toISOString().replaceAll(':', '-')}`
+  : undefined;
+if (profileDir) mkdirSync(profileDir, { recursive: true });
+
+const startedAt = new Date();
+const machine = {
+  cpu: os.cpus()[0]?.model ?? 'unknown',
+  cores: os.cpus().length,
+  memory_gib: Math.round(os.totalmem() / 2 ** 30),
+  node: process.version,
+  os: `${os.type()} ${os.release()}`,
+  pinned: hasTaskset
+    ? `server on core ${values['server-cpu']}, load on core ${values['load-cpu']}`
+    : 'not pinned',
+  open_files: fileLimit(),
+  load_processes: processes,
+};
+log(
+  `${targets.join(', ')} · ${list.length} scenarios · ${values.quick ? 'quick' : 'full'} · ${machine.pinned}`,
+);
+
+const results = [];
+for (const [index, scenario] of list.entries()) {
+  // Alternate the order of the targets from one scenario to the next.
+  const order = targets.map((_, i) => targets[(i + index) % targets.length]);
+  for (const name of order) {
+    const t0 = performance.now();
+    let row;
+    let target;
+    try {
+      target = await startTarget(name, {
+        cpu: values['server-cpu'],
+        label: `${scenario.name}-${name}`,
+        profileDir: name === 'herald' ? profileDir : undefined,
+      });
+      const figures = await withTimeout(scenario.run(target, { processes, log }), 300_000, scenario.name);
+      row = { scenario: scenario.name, target: name, ...figures };
+    } catch (error) {
+      row = { scenario: scenario.name, target: name, error: String(error?.message ?? error) };
+      log(`${scenario.name} on ${name} failed: ${row.error}${target ? ` (log: ${target.logFile})` : ''}`);
+    } finally {
+      await target?.stop();
+    }
+    row.wall_s = Number(((performance.now() - t0) / 1000).toFixed(1));
+    results.push(row);
+    console.log(JSON.stringify(row));
+    console.log(tableRow(scenario, row));
+  }
+}
+
+function withTimeout(promise, ms, what) {
+  let timer;
+  return Promise.race([
+    promise,
+    new Promise((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`${what} did not finish within ${ms / 1000} s`)), ms);
+    }),
+  ]).finally(() => clearTimeout(timer));
+}
+
+function tableRow(scenario, row) {
+  if (row.error) return `| ${row.scenario} | ${row.target} | error: ${row.error} |`;
+  return `| ${row.scenario} | ${row.target} | ${scenario.figures.map((key) => `${key}=${row[key]}`).join(' · ')} |`;
+}
+
+function find(scenario, target) {
+  return results.find((row) => row.scenario === scenario && row.target === target && !row.error);
+}
+
+function ratio(a, b) {
+  if (typeof a !== 'number' || typeof b !== 'number' || b === 0) return '–';
+  return `${(a / b).toFixed(2)}×`;
+}
+
+// The summary: each figure, per target, with the ratios.
+const lines = [];
+const header = ['scenario', 'figure', ...targets];
+if (targets.includes('herald') && targets.includes('soketi')) header.push('Herald/soketi');
+if (targets.includes('herald') && targets.includes('ceiling')) header.push('Herald/ceiling');
+lines.push(`| ${header.join(' | ')} |`, `|${header.map((_, i) => (i < 2 ? '---' : '---:')).join('|')}|`);
+for (const scenario of list) {
+  for (const key of scenario.figures) {
+    const cells = [scenario.name, key];
+    for (const target of targets) cells.push(String(find(scenario.name, target)?.[key] ?? '–'));
+    const herald = find(scenario.name, 'herald')?.[key];
+    if (header.includes('Herald/soketi')) cells.push(ratio(herald, find(scenario.name, 'soketi')?.[key]));
+    if (header.includes('Herald/ceiling')) cells.push(ratio(herald, find(scenario.name, 'ceiling')?.[key]));
+    lines.push(`| ${cells.join(' | ')} |`);
+  }
+}
+
+// The issue's targets, as ratios Herald/soketi measured in this run.
+const checks = [];
+const heraldOf = (scenario, key) => find(scenario, 'herald')?.[key];
+const soketiOf = (scenario, key) => find(scenario, 'soketi')?.[key];
+function check(label, scenario, key, op, bound) {
+  const h = heraldOf(scenario, key);
+  const s = soketiOf(scenario, key);
+  if (typeof h !== 'number' || typeof s !== 'number' || s === 0) return;
+  const r = h / s;
+  const met = op === '>=' ? r >= bound : r <= bound;
+  checks.push(`| ${label} | ${r.toFixed(2)}× | ${op} ${bound}× | ${met ? 'met' : 'MISSED'} |`);
+}
+check('fan-out 1k deliveries/s', 'fanout-1k', 'deliveries_s', '>=', 6);
+check('fan-out 5k deliveries/s', 'fanout-5k', 'deliveries_s', '>=', 6);
+check('REST triggers/s', 'rest', 'req_s', '>=', 2.5);
+check('memory per idle subscribed connection (10k)', 'idle-10k', 'kib_per_conn', '<=', 0.4);
+check('memory per idle subscribed connection (max)', 'idle-max', 'kib_per_conn', '<=', 0.4);
+check('presence joins/s', 'presence', 'joins_s', '>=', 1.5);
+check('fixed-rate fan-out p99', 'fanout-rate', 'p99_ms', '<=', 0.8);
+check('client events deliveries/s', 'client-events', 'deliveries_s', '>=', 1);
+check('connection rate (10k)', 'idle-10k', 'conns_per_s', '>=', 1);
+const lost = results.filter(
+  (row) =>
+    row.target === 'herald' &&
+    ((row.delivery_ratio !== undefined && row.delivery_ratio < 1) ||
+      (row.member_added_ratio !== undefined && row.member_added_ratio < 1)),
+);
+if (targets.includes('herald')) {
+  checks.push(
+    `| nothing lost (Herald: every delivery_ratio and member_added_ratio 1.0) | – | = 1.0 | ${lost.length ? `MISSED (${lost.map((r) => r.scenario).join(', ')})` : 'met'} |`,
+  );
+}
+
+console.log(`\n## Results (${startedAt.toISOString()}, ${values.quick ? 'quick' : 'full'})\n`);
+console.log(lines.join('\n'));
+if (checks.length) {
+  console.log('\n| target | Herald/soketi | wanted | |\n|---|---:|---:|---|');
+  console.log(checks.join('\n'));
+}
+console.log(`\nmachine: ${JSON.stringify(machine)}`);
+const out = values.out ?? `${workDir}/last-run.json`;
+mkdirSync(workDir, { recursive: true });
+writeFileSync(
+  out,
+  `${JSON.stringify({ startedAt, argv: process.argv.slice(2), machine, results, summary: lines, checks }, null, 2)}\n`,
+);
+log(`wrote ${out}${profileDir ? `; Herald CPU profiles in ${profileDir}` : ''}`);
+process.exit(0);
