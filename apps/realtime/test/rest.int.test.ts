@@ -204,7 +204,7 @@ describe('the REST API on a running server, through the official pusher SDK', ()
     const received = new Promise((resolve) => client.user.bind('invoice', resolve));
     for (
       let i = 0;
-      i < 50 && running.server.channel(APP.id, '#server-to-user-u-42').subscriptionCount === 0;
+      i < 50 && (await running.server.channel(APP.id, '#server-to-user-u-42')).subscriptionCount === 0;
       i++
     )
       await sleep(20);

@@ -3,6 +3,11 @@ import { accessSync, constants } from 'node:fs';
 import {
   type ChannelTraits,
   type ClientFrame,
+  type ClusterAdapter,
+  type ClusterDelivery,
+  type ClusterListener,
+  type LocalClusterState,
+  type LocalPresence,
   createSocketIdGenerator,
   describeChannel,
   ErrorCode,
@@ -69,6 +74,16 @@ export interface RealtimeServerOptions {
   readonly nodeNumber?: number;
   /** Collect process metrics (CPU, memory, event loop) as well. Default true. */
   readonly processMetrics?: boolean;
+  /**
+   * Joins this server to a cluster (e.g. `createRedisCluster` from @herald/scaling-redis): broadcasts reach every
+   * node, and presence, counts, connection limits and cache channels hold cluster-wide.
+   */
+  readonly cluster?: ClusterAdapter;
+  /**
+   * Called when a restart is requested through the cluster. Default: close every socket with 4200 and keep
+   * serving. Apps pass a handler that also re-reads their config.
+   */
+  readonly onRestart?: () => void;
   readonly logger?: Logger;
 }
 
@@ -147,6 +162,10 @@ interface SocketData {
   presence: Map<string, string> | undefined;
   userId: string | undefined;
   open: boolean;
+  /** Set once `connection_established` was sent; frames before it are ignored. */
+  established: boolean;
+  /** Counted by the cluster, so its close must be uncounted there. */
+  admitted: boolean;
 }
 
 /** A running (or ready to run) Pusher-protocol server. */
@@ -165,16 +184,21 @@ export interface RealtimeServer {
   findApp(appId: string): ResolvedApp | undefined;
   /** Publishes an event to channels of an app; the payload is serialised once per channel. */
   publish(appId: string, request: PublishRequest): void;
-  /** Occupied channels of an app, optionally only those starting with a prefix. */
-  channels(appId: string, prefix?: string): ChannelSummary[];
-  /** Occupancy, counts and cached event of one channel. */
-  channel(appId: string, name: string): ChannelDetails;
-  /** User ids present in a presence channel. */
-  presenceUsers(appId: string, name: string): string[];
-  /** Closes with 4009 every socket signed in as the user or present as them in a presence channel. */
+  /** Occupied channels of an app (cluster-wide when clustered), optionally only those starting with a prefix. */
+  channels(appId: string, prefix?: string): Promise<ChannelSummary[]>;
+  /** Occupancy, counts and cached event of one channel (cluster-wide when clustered). */
+  channel(appId: string, name: string): Promise<ChannelDetails>;
+  /** User ids present in a presence channel (cluster-wide when clustered). */
+  presenceUsers(appId: string, name: string): Promise<string[]>;
+  /**
+   * Closes with 4009 every socket signed in as the user or present as them in a presence channel, on every node;
+   * returns the number closed on this node.
+   */
   terminateUser(appId: string, userId: string): number;
-  /** Sockets currently open for an app. */
-  connectionCount(appId: string): number;
+  /** Sockets currently open for an app (cluster-wide when clustered). */
+  connectionCount(appId: string): Promise<number>;
+  /** Closes every socket with 4200 so clients reconnect at once, and keeps serving. */
+  dropConnections(message?: string): void;
 }
 
 const NO_CHANNELS: ReadonlySet<string> = new Set();
@@ -203,6 +227,9 @@ export function createRealtimeServer(options: RealtimeServerOptions): RealtimeSe
   const appsByKey = new Map<string, AppState>();
   const appsById = new Map<string, AppState>();
   const socketsById = new Map<string, WebSocket<SocketData>>();
+  const cluster = options.cluster;
+  const clusterFailed = (what: string) => (error: unknown) =>
+    logger.warn(`cluster ${what} failed; serving from local state`, { scope: 'socket.server.cluster', error });
   const reportListenerError = (error: unknown) => logger.error('application event listener threw', { error });
 
   options.apps.forEach((raw, index) => {
@@ -375,6 +402,7 @@ export function createRealtimeServer(options: RealtimeServerOptions): RealtimeSe
       member = parsed.value;
       const roster = existing?.roster;
       if (
+        !cluster &&
         roster &&
         !roster.hasUser(member.userId) &&
         roster.memberCount >= app.config.maxPresenceMembersPerChannel
@@ -394,27 +422,116 @@ export function createRealtimeServer(options: RealtimeServerOptions): RealtimeSe
     data.channels.add(channel);
     state.subscribers += 1;
     app.metrics.subscriptions.inc();
+    cluster?.setLocalSubscriptions(app.config.id, channel, state.subscribers);
     if (member && state.roster) {
       if (!data.presence) data.presence = new Map();
       data.presence.set(channel, member.userId);
       const change = state.roster.join(data.socketId, member);
-      send(ws, app, encodeSubscriptionSucceeded(channel, state.roster.snapshot()));
-      if (change.type === 'member_added') {
-        // ws.publish reaches every subscriber but the joining socket itself.
-        const added = encodeMemberAdded(channel, member.userId, member.userInfo);
-        ws.publish(topic, added, false, false);
-        countBroadcast(app, topic, added, 1);
+      if (cluster) {
+        joinClusterPresence(ws, app, channel, member, change.type === 'member_added');
+        return;
       }
+      send(ws, app, encodeSubscriptionSucceeded(channel, state.roster.snapshot()));
+      if (change.type === 'member_added') announceMember(ws, app, channel, member);
     } else {
       send(ws, app, encodeSubscriptionSucceeded(channel));
     }
-    if (traits.cache) {
-      const cached = freshCache(app, channel);
-      send(ws, app, cached ? cached.frame : encodeCacheMiss(channel));
-    }
+    if (traits.cache) replayCache(ws, app, channel);
   }
 
-  function leave(ws: WebSocket<SocketData>, app: AppState, channel: string, closing: boolean): void {
+  /** Sends member_added to every other subscriber in the cluster: ws.publish skips the joining socket. */
+  function announceMember(
+    ws: WebSocket<SocketData>,
+    app: AppState,
+    channel: string,
+    member: { userId: string; userInfo: unknown },
+  ): void {
+    const topic = topicOf(app, channel);
+    const added = encodeMemberAdded(channel, member.userId, member.userInfo);
+    ws.publish(topic, added, false, false);
+    countBroadcast(app, topic, added, 1);
+    cluster?.broadcast({
+      type: 'deliver',
+      delivery: { appId: app.config.id, channel, frame: added, excludeSocketId: ws.getUserData().socketId },
+    });
+  }
+
+  function joinClusterPresence(
+    ws: WebSocket<SocketData>,
+    app: AppState,
+    channel: string,
+    member: { userId: string; userInfo: unknown },
+    newLocally: boolean,
+  ): void {
+    const data = ws.getUserData();
+    const clustered = cluster as ClusterAdapter;
+    clustered
+      .joinPresence({
+        appId: app.config.id,
+        channel,
+        socketId: data.socketId,
+        member,
+        maxMembers: app.config.maxPresenceMembersPerChannel,
+      })
+      .then(
+        guard('presence join', (result: Awaited<ReturnType<ClusterAdapter['joinPresence']>>) => {
+          if (!data.open || !data.channels.has(channel)) return;
+          if (!result.accepted) {
+            leave(ws, app, channel, false, { local: true });
+            refuseSubscription(ws, app, channel, {
+              type: 'LimitReached',
+              error: `Presence channel ${channel} has reached its limit of ${app.config.maxPresenceMembersPerChannel} members`,
+              status: 403,
+            });
+            return;
+          }
+          send(ws, app, encodeSubscriptionSucceeded(channel, result.snapshot));
+          if (result.added) announceMember(ws, app, channel, member);
+          if (describeChannel(channel).cache) replayCache(ws, app, channel);
+        }),
+        (error: unknown) => {
+          // Redis is away: answer from this node's roster; the adapter rebuilds the cluster share on reconnect.
+          clusterFailed('presence join')(error);
+          if (!data.open || !data.channels.has(channel)) return;
+          const roster = app.channels.get(channel)?.roster;
+          send(ws, app, encodeSubscriptionSucceeded(channel, roster?.snapshot()));
+          if (newLocally) announceMember(ws, app, channel, member);
+        },
+      );
+  }
+
+  function replayCache(ws: WebSocket<SocketData>, app: AppState, channel: string): void {
+    if (!cluster) {
+      const cached = freshCache(app, channel);
+      send(ws, app, cached ? cached.frame : encodeCacheMiss(channel));
+      return;
+    }
+    const data = ws.getUserData();
+    cluster.cachedEvent(app.config.id, channel).then(
+      guard('cache replay', (cached: Awaited<ReturnType<ClusterAdapter['cachedEvent']>>) => {
+        if (!data.open || !data.channels.has(channel)) return;
+        send(ws, app, cached ? cached.frame : encodeCacheMiss(channel));
+      }),
+      (error: unknown) => {
+        clusterFailed('cache read')(error);
+        if (!data.open || !data.channels.has(channel)) return;
+        const cached = freshCache(app, channel);
+        send(ws, app, cached ? cached.frame : encodeCacheMiss(channel));
+      },
+    );
+  }
+
+  /**
+   * Removes a socket from a channel. `local` undoes a subscription the cluster refused: nothing is announced and
+   * the cluster's presence is not touched.
+   */
+  function leave(
+    ws: WebSocket<SocketData>,
+    app: AppState,
+    channel: string,
+    closing: boolean,
+    options: { local?: boolean } = {},
+  ): void {
     const data = ws.getUserData();
     if (!data.channels.delete(channel)) return;
     const topic = topicOf(app, channel);
@@ -423,19 +540,47 @@ export function createRealtimeServer(options: RealtimeServerOptions): RealtimeSe
     const state = app.channels.get(channel);
     if (!state) return;
     state.subscribers -= 1;
+    cluster?.setLocalSubscriptions(app.config.id, channel, Math.max(0, state.subscribers));
     if (state.roster) {
       data.presence?.delete(channel);
       const change = state.roster.leave(data.socketId);
-      if (change.type === 'member_removed') {
-        const removed = encodeMemberRemoved(channel, change.userId);
-        uwsApp.publish(topic, removed, false, false);
-        countBroadcast(app, topic, removed, 0);
+      if (cluster && !options.local) {
+        cluster.leavePresence(app.config.id, channel, data.socketId).then(
+          guard('presence leave', (result: Awaited<ReturnType<ClusterAdapter['leavePresence']>>) => {
+            if (result.removed && result.userId !== undefined) announceRemoval(app, channel, result.userId);
+          }),
+          clusterFailed('presence leave'),
+        );
+      } else if (!cluster && change.type === 'member_removed') {
+        announceRemoval(app, channel, change.userId);
       }
     }
     if (state.subscribers <= 0) {
       app.channels.delete(channel);
       events.emit('channelRemoved', { appId: app.config.id, channel }, reportListenerError);
     }
+  }
+
+  function announceRemoval(app: AppState, channel: string, userId: string): void {
+    const frame = encodeMemberRemoved(channel, userId);
+    const topic = topicOf(app, channel);
+    uwsApp.publish(topic, frame, false, false);
+    countBroadcast(app, topic, frame, 0);
+    cluster?.broadcast({ type: 'deliver', delivery: { appId: app.config.id, channel, frame } });
+  }
+
+  /** Sends an encoded frame to this node's subscribers of a channel, skipping one socket if it is here. */
+  function deliverLocal(app: AppState, channel: string, frame: string, excludeSocketId?: string): number {
+    const topic = topicOf(app, channel);
+    const excluded = excludeSocketId ? socketsById.get(excludeSocketId) : undefined;
+    const excludedData = excluded?.getUserData();
+    if (excluded && excludedData?.app === app && excludedData.channels.has(channel)) {
+      // Publishing through the excluded socket is uWS's native way of skipping exactly that socket.
+      excluded.publish(topic, frame, false, false);
+      return countBroadcast(app, topic, frame, 1);
+    }
+    uwsApp.publish(topic, frame, false, false);
+    return countBroadcast(app, topic, frame, 0);
   }
 
   function freshCache(app: AppState, channel: string): CachedEvent | undefined {
@@ -489,6 +634,10 @@ export function createRealtimeServer(options: RealtimeServerOptions): RealtimeSe
     const topic = topicOf(app, channel);
     ws.publish(topic, encoded, false, false);
     const recipients = countBroadcast(app, topic, encoded, 1);
+    cluster?.broadcast({
+      type: 'deliver',
+      delivery: { appId: app.config.id, channel, frame: encoded, excludeSocketId: data.socketId },
+    });
     if (events.has('messageSent')) {
       events.emit('messageSent', { appId: app.config.id, channel, event, recipients }, reportListenerError);
     }
@@ -565,10 +714,32 @@ export function createRealtimeServer(options: RealtimeServerOptions): RealtimeSe
     return undefined;
   }
 
+  function establish(ws: WebSocket<SocketData>, app: AppState): void {
+    const data = ws.getUserData();
+    (data as { channels: Set<string> }).channels = new Set();
+    data.established = true;
+
+    app.sockets.add(ws);
+    socketsById.set(data.socketId, ws);
+    app.metrics.connections.inc();
+    app.metrics.newConnections.inc();
+    send(ws, app, encodeConnectionEstablished(data.socketId, app.config.activityTimeout));
+    logger.debug('connection established', {
+      scope: 'socket.connection',
+      appId: app.config.id,
+      socketId: data.socketId,
+    });
+    events.emit(
+      'connectionEstablished',
+      { appId: app.config.id, socketId: data.socketId, origin: data.origin },
+      reportListenerError,
+    );
+  }
+
   function onMessage(ws: WebSocket<SocketData>, message: ArrayBuffer): void {
     const data = ws.getUserData();
     const app = data.app;
-    if (!app || !data.open) return;
+    if (!app || !data.open || !data.established) return;
     data.lastSeen = Date.now();
     data.pingedAt = 0;
     app.metrics.received.inc();
@@ -676,6 +847,8 @@ export function createRealtimeServer(options: RealtimeServerOptions): RealtimeSe
         presence: undefined,
         userId: undefined,
         open: true,
+        established: false,
+        admitted: false,
       };
       res.upgrade(
         data,
@@ -706,26 +879,38 @@ export function createRealtimeServer(options: RealtimeServerOptions): RealtimeSe
         closeWith(ws, undefined, rejection.code, rejection.message);
         return;
       }
+      if (cluster) {
+        cluster.admitConnection(app.config.id, app.config.maxConnections).then(
+          guard('admission', (admitted: boolean) => {
+            if (!data.open) {
+              if (admitted) cluster.releaseConnection(app.config.id);
+              return;
+            }
+            if (!admitted) {
+              closeWith(ws, undefined, ErrorCode.OverConnectionQuota, 'Application is over its connection quota');
+              return;
+            }
+            data.admitted = true;
+            establish(ws, app);
+          }),
+          (error: unknown) => {
+            // Without Redis the node still serves: it counts the connection locally only.
+            clusterFailed('admission')(error);
+            if (!data.open) return;
+            if (app.sockets.size >= app.config.maxConnections) {
+              closeWith(ws, undefined, ErrorCode.OverConnectionQuota, 'Application is over its connection quota');
+              return;
+            }
+            establish(ws, app);
+          },
+        );
+        return;
+      }
       if (app.sockets.size >= app.config.maxConnections) {
         closeWith(ws, undefined, ErrorCode.OverConnectionQuota, 'Application is over its connection quota');
         return;
       }
-      (data as { channels: Set<string> }).channels = new Set();
-      app.sockets.add(ws);
-      socketsById.set(data.socketId, ws);
-      app.metrics.connections.inc();
-      app.metrics.newConnections.inc();
-      send(ws, app, encodeConnectionEstablished(data.socketId, app.config.activityTimeout));
-      logger.debug('connection established', {
-        scope: 'socket.connection',
-        appId: app.config.id,
-        socketId: data.socketId,
-      });
-      events.emit(
-        'connectionEstablished',
-        { appId: app.config.id, socketId: data.socketId, origin: data.origin },
-        reportListenerError,
-      );
+      establish(ws, app);
     }),
     message: guard('message', (ws: WebSocket<SocketData>, message: ArrayBuffer) => onMessage(ws, message)),
     ping: guard('ping', (ws: WebSocket<SocketData>) => {
@@ -748,6 +933,7 @@ export function createRealtimeServer(options: RealtimeServerOptions): RealtimeSe
       if (data.userId !== undefined) forgetUser(app, ws, data.userId);
       app.metrics.connections.dec();
       app.metrics.disconnections.inc();
+      if (data.admitted) cluster?.releaseConnection(app.config.id);
       logger.debug('connection closed', {
         scope: 'socket.connection',
         appId: app.config.id,
@@ -813,6 +999,64 @@ export function createRealtimeServer(options: RealtimeServerOptions): RealtimeSe
   let sweepTimer: NodeJS.Timeout | undefined;
   let closing = false;
 
+  function dropConnections(message: string): void {
+    for (const app of appsById.values()) {
+      for (const ws of [...app.sockets]) closeWith(ws, app, ErrorCode.Reconnect, message);
+    }
+  }
+
+  function terminateLocal(appId: string, userId: string): number {
+    const app = appsById.get(appId);
+    if (!app) return 0;
+    const targets = new Set(app.users.get(userId));
+    for (const ws of app.sockets) {
+      const presence = ws.getUserData().presence;
+      if (presence && [...presence.values()].includes(userId)) targets.add(ws);
+    }
+    for (const ws of targets) closeWith(ws, app, ErrorCode.Unauthorized, 'Connection terminated by the application');
+    return targets.size;
+  }
+
+  function localState(): LocalClusterState {
+    const connections: Array<{ appId: string; count: number }> = [];
+    const subscriptions: Array<{ appId: string; channel: string; count: number }> = [];
+    const presence: LocalPresence[] = [];
+    for (const app of appsById.values()) {
+      const appId = app.config.id;
+      connections.push({ appId, count: app.sockets.size });
+      for (const [channel, state] of app.channels) {
+        subscriptions.push({ appId, channel, count: state.subscribers });
+        if (!state.roster) continue;
+        const { hash } = state.roster.snapshot();
+        for (const ws of app.sockets) {
+          const data = ws.getUserData();
+          const userId = data.presence?.get(channel);
+          if (userId !== undefined) {
+            presence.push({ appId, channel, socketId: data.socketId, member: { userId, userInfo: hash[userId] } });
+          }
+        }
+      }
+    }
+    return { connections, subscriptions, presence };
+  }
+
+  const clusterListener: ClusterListener = {
+    deliver: guard('cluster delivery', (delivery: ClusterDelivery) => {
+      const app = appsById.get(delivery.appId);
+      if (!app) return;
+      deliverLocal(app, delivery.channel, delivery.frame, delivery.excludeSocketId);
+    }),
+    terminate: guard('cluster terminate', (appId: string, userId: string) => {
+      terminateLocal(appId, userId);
+    }),
+    restart: guard('cluster restart', () => {
+      logger.info('restart requested through the cluster', { scope: 'socket.server.restart' });
+      if (options.onRestart) options.onRestart();
+      else dropConnections('Server is restarting');
+    }),
+    localState,
+  };
+
   const server: RealtimeServer = {
     get port() {
       return boundPort;
@@ -821,7 +1065,8 @@ export function createRealtimeServer(options: RealtimeServerOptions): RealtimeSe
     events,
     metrics,
 
-    listen() {
+    async listen() {
+      if (cluster) await cluster.start(clusterListener);
       const host = options.host ?? '0.0.0.0';
       const port = options.port ?? 8080;
       return new Promise<number>((resolve, reject) => {
@@ -843,7 +1088,7 @@ export function createRealtimeServer(options: RealtimeServerOptions): RealtimeSe
           const every = Math.max(250, Math.min(fallbacks.pingInterval, ...intervals) * 1000);
           sweepTimer = setInterval(guard('sweep', sweep), every);
           sweepTimer.unref();
-          logger.info('listening', { host, port: boundPort, native });
+          logger.info('listening', { host, port: boundPort, native, nodeId: cluster?.nodeId });
           resolve(boundPort);
         });
       });
@@ -854,9 +1099,14 @@ export function createRealtimeServer(options: RealtimeServerOptions): RealtimeSe
       if (sweepTimer) clearInterval(sweepTimer);
       if (listenSocket) uws.us_listen_socket_close(listenSocket);
       listenSocket = undefined;
-      for (const app of appsById.values()) {
-        for (const ws of [...app.sockets]) closeWith(ws, app, ErrorCode.Reconnect, 'Server is shutting down');
+      dropConnections('Server is shutting down');
+      if (cluster) {
+        await cluster.stop().catch((error: unknown) => logger.warn('cluster stop failed', { error }));
       }
+    },
+
+    dropConnections(message = 'Server is restarting') {
+      dropConnections(message);
     },
 
     findApp(appId) {
@@ -866,29 +1116,18 @@ export function createRealtimeServer(options: RealtimeServerOptions): RealtimeSe
     publish(appId, request) {
       const app = appsById.get(appId);
       if (!app) return;
-      const excluded = request.excludeSocketId ? socketsById.get(request.excludeSocketId) : undefined;
-      const excludedData = excluded?.getUserData();
-      const excludedInApp = excludedData?.app === app ? excluded : undefined;
       for (const channel of request.channels) {
         const frame = encodeChannelEvent({ event: request.event, channel, data: request.data });
-        const topic = topicOf(app, channel);
         if (describeChannel(channel).cache) {
-          app.cache.set(channel, {
-            frame,
-            event: request.event,
-            data: request.data,
-            expiresAt: Date.now() + app.config.cacheTtlMs,
-          });
+          const cached = { frame, event: request.event, data: request.data };
+          app.cache.set(channel, { ...cached, expiresAt: Date.now() + app.config.cacheTtlMs });
+          cluster?.storeCachedEvent(appId, channel, cached, app.config.cacheTtlMs);
         }
-        let excludedCount = 0;
-        if (excludedInApp && excludedData?.channels.has(channel)) {
-          // Publishing through the excluded socket is uWS's native way of skipping exactly that socket.
-          excludedInApp.publish(topic, frame, false, false);
-          excludedCount = 1;
-        } else {
-          uwsApp.publish(topic, frame, false, false);
-        }
-        const recipients = countBroadcast(app, topic, frame, excludedCount);
+        const recipients = deliverLocal(app, channel, frame, request.excludeSocketId);
+        cluster?.broadcast({
+          type: 'deliver',
+          delivery: { appId, channel, frame, excludeSocketId: request.excludeSocketId },
+        });
         if (events.has('messageSent')) {
           events.emit(
             'messageSent',
@@ -899,9 +1138,10 @@ export function createRealtimeServer(options: RealtimeServerOptions): RealtimeSe
       }
     },
 
-    channels(appId, prefix) {
+    async channels(appId, prefix) {
       const app = appsById.get(appId);
       if (!app) return [];
+      if (cluster) return cluster.channels(appId, prefix);
       const list: ChannelSummary[] = [];
       for (const [name, state] of app.channels) {
         if (prefix && !name.startsWith(prefix)) continue;
@@ -914,8 +1154,21 @@ export function createRealtimeServer(options: RealtimeServerOptions): RealtimeSe
       return list;
     },
 
-    channel(appId, name) {
+    async channel(appId, name) {
       const app = appsById.get(appId);
+      if (cluster && app) {
+        const [counts, cached] = await Promise.all([
+          cluster.channel(appId, name),
+          describeChannel(name).cache ? cluster.cachedEvent(appId, name) : undefined,
+        ]);
+        return {
+          occupied: counts.subscriptionCount > 0,
+          ...counts,
+          ...(cached
+            ? { cache: { event: cached.event, data: cached.data, ttl: Math.max(0, Math.round(cached.ttlMs / 1000)) } }
+            : {}),
+        };
+      }
       const state = app?.channels.get(name);
       const cached = app ? freshCache(app, name) : undefined;
       return {
@@ -934,24 +1187,18 @@ export function createRealtimeServer(options: RealtimeServerOptions): RealtimeSe
       };
     },
 
-    presenceUsers(appId, name) {
+    async presenceUsers(appId, name) {
+      if (cluster && appsById.has(appId)) return cluster.presenceUsers(appId, name);
       return appsById.get(appId)?.channels.get(name)?.roster?.userIds() ?? [];
     },
 
     terminateUser(appId, userId) {
-      const app = appsById.get(appId);
-      if (!app) return 0;
-      const targets = new Set(app.users.get(userId));
-      for (const ws of app.sockets) {
-        const presence = ws.getUserData().presence;
-        if (presence && [...presence.values()].includes(userId)) targets.add(ws);
-      }
-      for (const ws of targets)
-        closeWith(ws, app, ErrorCode.Unauthorized, 'Connection terminated by the application');
-      return targets.size;
+      cluster?.broadcast({ type: 'terminate', appId, userId });
+      return terminateLocal(appId, userId);
     },
 
-    connectionCount(appId) {
+    async connectionCount(appId) {
+      if (cluster && appsById.has(appId)) return cluster.connectionCount(appId);
       return appsById.get(appId)?.sockets.size ?? 0;
     },
   };

@@ -27,7 +27,7 @@ describe('pusher-js and laravel-echo against the server', () => {
     const client = track(pusherJs(started.port));
     await connected(client);
     expect(client.connection.socket_id).toMatch(/^\d+\.\d+$/);
-    expect(started.server.connectionCount('app-1')).toBe(1);
+    expect(await started.server.connectionCount('app-1')).toBe(1);
   });
 
   it('delivers a published event on a public channel, data intact', async () => {
@@ -114,7 +114,7 @@ describe('pusher-js and laravel-echo against the server', () => {
     // Wait until the server has the personal channel subscribed.
     for (
       let i = 0;
-      i < 50 && started.server.channel('app-1', '#server-to-user-u-7').subscriptionCount === 0;
+      i < 50 && (await started.server.channel('app-1', '#server-to-user-u-7')).subscriptionCount === 0;
       i++
     ) {
       await sleep(20);
@@ -147,7 +147,7 @@ describe('pusher-js and laravel-echo against the server', () => {
     const client = track(pusherJs(started.port, { sdk: encryptingSdk }));
     const channel = client.subscribe('private-encrypted-vault');
     await once((done) => channel.bind('pusher:subscription_succeeded', done));
-    expect(started.server.channel('app-1', 'private-encrypted-vault').subscriptionCount).toBe(1);
+    expect((await started.server.channel('app-1', 'private-encrypted-vault')).subscriptionCount).toBe(1);
     // pusher-js refuses client events on encrypted channels itself; the server refusal is tested with raw frames.
     expect(() => channel.trigger('client-x', {})).toThrow(/not currently supported for encrypted channels/);
   });
@@ -195,7 +195,7 @@ describe('pusher-js and laravel-echo against the server', () => {
     });
     grace.leave('room.1');
     expect(await left).toEqual({ name: 'Grace' });
-    expect(started.server.presenceUsers('app-1', 'presence-room.1')).toEqual(['1']);
+    expect(await started.server.presenceUsers('app-1', 'presence-room.1')).toEqual(['1']);
   });
 
   it('counts a user with two tabs as one presence member', async () => {
@@ -215,7 +215,7 @@ describe('pusher-js and laravel-echo against the server', () => {
     await once((done) => c2.bind('pusher:subscription_succeeded', done));
     await sleep(100);
     expect(added.map((member) => member.id)).toEqual(['9']);
-    expect(started.server.channel('app-1', 'presence-lobby')).toMatchObject({
+    expect(await started.server.channel('app-1', 'presence-lobby')).toMatchObject({
       userCount: 2,
       subscriptionCount: 3,
     });
@@ -241,7 +241,7 @@ describe('pusher-js and laravel-echo against the server', () => {
       });
       track(client);
       await connected(client);
-      expect(prefixed.server.connectionCount('app-1')).toBe(1);
+      expect(await prefixed.server.connectionCount('app-1')).toBe(1);
     } finally {
       await prefixed.stop();
     }

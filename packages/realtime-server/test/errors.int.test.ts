@@ -96,7 +96,7 @@ describe('the upgrade', () => {
     const started = await serve({ app });
     const result = await refusal(started.url(key, query), origin ? { origin } : {});
     expect(result).toEqual({ code, closeCode: code, established: false });
-    expect(started.server.connectionCount(APP.id)).toBe(0);
+    expect(await started.server.connectionCount(APP.id)).toBe(0);
   });
 
   const allowed = [
@@ -127,7 +127,7 @@ describe('the upgrade', () => {
     });
     expect(await first.isServed()).toBe(true);
     expect(await second.isServed()).toBe(true);
-    expect(started.server.connectionCount(APP.id)).toBe(2);
+    expect(await started.server.connectionCount(APP.id)).toBe(2);
 
     first.close();
     await first.closed;
@@ -320,7 +320,7 @@ describe('refusing a subscription', () => {
       data: answer,
     });
     expect(await client.isServed()).toBe(true);
-    expect(started.server.channel(APP.id, subscription.channel).subscriptionCount).toBe(0);
+    expect((await started.server.channel(APP.id, subscription.channel)).subscriptionCount).toBe(0);
   });
 
   it('refuses a second user over maxPresenceMembersPerChannel but accepts the same user on another socket', async () => {
@@ -341,7 +341,7 @@ describe('refusing a subscription', () => {
       event: 'pusher_internal:subscription_succeeded',
       data: { presence: { ids: ['1'], count: 1 } },
     });
-    expect(started.server.presenceUsers(APP.id, 'presence-full')).toEqual(['1']);
+    expect(await started.server.presenceUsers(APP.id, 'presence-full')).toEqual(['1']);
   });
 
   it('refuses #server-to-user-x to a socket signed in as another user', async () => {
@@ -605,7 +605,7 @@ describe('the server side of a connection', () => {
       data: { user_id: 'u1' },
     });
     for (const client of [otherUser, otherMember, anonymous]) expect(await client.isServed()).toBe(true);
-    expect(started.server.presenceUsers(APP.id, 'presence-room')).toEqual(['u2']);
+    expect(await started.server.presenceUsers(APP.id, 'presence-room')).toEqual(['u2']);
   });
 
   it('stops delivering a channel’s events after pusher:unsubscribe', async () => {
@@ -621,7 +621,7 @@ describe('the server side of a connection', () => {
     started.server.publish(APP.id, { channels: ['news'], event: 'after', data: '{}' });
     await publishMarker(started.server, 'other', [client]);
     expect(client.frames.some((frame) => frame.event === 'after')).toBe(false);
-    expect(started.server.channel(APP.id, 'news').occupied).toBe(false);
+    expect((await started.server.channel(APP.id, 'news')).occupied).toBe(false);
   });
 
   it('sends member_removed to the others when a member’s socket closes', async () => {
@@ -637,6 +637,6 @@ describe('the server side of a connection', () => {
       channel: 'presence-room',
       data: { user_id: '2' },
     });
-    expect(started.server.presenceUsers(APP.id, 'presence-room')).toEqual(['1']);
+    expect(await started.server.presenceUsers(APP.id, 'presence-room')).toEqual(['1']);
   });
 });

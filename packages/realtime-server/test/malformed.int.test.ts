@@ -136,7 +136,7 @@ describe('malformed frames', () => {
 
     const marker = await publishMarker(started.server, 'news', [sender, bystander]);
     expect(sender.frames.slice(before).map(({ event }) => event)).toEqual(['pusher:error', marker]);
-    expect(started.server.connectionCount(APP.id)).toBe(2);
+    expect(await started.server.connectionCount(APP.id)).toBe(2);
   });
 
   it('leaves Object.prototype untouched by the __proto__ and constructor frames', () => {
@@ -150,7 +150,7 @@ describe('malformed frames', () => {
     try {
       expect((await late.subscribe('news')).event).toBe('pusher_internal:subscription_succeeded');
       await publishMarker(started.server, 'news', [late, sender, bystander]);
-      expect(started.server.channel(APP.id, 'news').subscriptionCount).toBe(3);
+      expect((await started.server.channel(APP.id, 'news')).subscriptionCount).toBe(3);
     } finally {
       late.close();
     }

@@ -1,0 +1,154 @@
+import { createMemoryCluster, type MemoryCluster } from '@herald/protocol-core/testing';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { RealtimeApp } from '../src/index.js';
+import { errorCode, RawClient, sleep, startServer } from './support.js';
+
+type Started = Awaited<ReturnType<typeof startServer>>;
+
+// Three servers joined by the in-memory double of the cluster port: the same rules the Redis adapter follows,
+// without Redis, so the server's side of clustering is tested on its own.
+describe('three nodes joined by a cluster adapter', () => {
+  let hub: MemoryCluster;
+  let nodes: Started[];
+
+  async function boot(app: Partial<RealtimeApp> = {}) {
+    hub = createMemoryCluster();
+    nodes = await Promise.all(['a', 'b', 'c'].map((id) => startServer({ cluster: hub.node(id), app })));
+  }
+
+  async function client(node: number) {
+    const started = nodes[node] as Started;
+    const raw = await RawClient.connect(started.url());
+    await raw.next('pusher:connection_established');
+    return raw;
+  }
+
+  beforeEach(() => {
+    nodes = [];
+  });
+  afterEach(async () => {
+    await Promise.all(nodes.map((node) => node.stop()));
+  });
+
+  it('delivers a publish on one node exactly once to subscribers on every node, honouring socket_id', async () => {
+    await boot();
+    const [a, b, c] = await Promise.all([client(0), client(1), client(2)]);
+    for (const socket of [a, b, c]) await socket.subscribe('news');
+    nodes[0]?.server.publish('app-1', {
+      channels: ['news'],
+      event: 'posted',
+      data: '{"n":1}',
+      excludeSocketId: b.socketId,
+    });
+    expect((await a.next('posted')).rawData).toBe('{"n":1}');
+    expect((await c.next('posted')).rawData).toBe('{"n":1}');
+    await sleep(100);
+    expect(b.frames.filter((frame) => frame.event === 'posted')).toHaveLength(0);
+    expect(a.frames.filter((frame) => frame.event === 'posted')).toHaveLength(1);
+    expect(c.frames.filter((frame) => frame.event === 'posted')).toHaveLength(1);
+  });
+
+  it('relays client events to subscribers on other nodes, never back to the sender', async () => {
+    await boot();
+    const [a, b] = await Promise.all([client(0), client(1)]);
+    await a.subscribe('private-chat');
+    await b.subscribe('private-chat');
+    a.send({ event: 'client-typing', channel: 'private-chat', data: { who: 'a' } });
+    expect((await b.next('client-typing')).data).toEqual({ who: 'a' });
+    expect(await a.nothing('client-typing', 150)).toBe(true);
+  });
+
+  it('keeps one presence roster across nodes: one member_added, identical lists, one member_removed', async () => {
+    await boot();
+    const watcher = await client(0);
+    await watcher.subscribe('presence-room', { user_id: 'w' });
+    const tab1 = await client(1);
+    const tab2 = await client(2);
+    const joined1 = await tab1.subscribe('presence-room', { user_id: 'u1', user_info: { name: 'Ada' } });
+    const joined2 = await tab2.subscribe('presence-room', { user_id: 'u1', user_info: { name: 'Ada' } });
+    expect((joined2.data as { presence: { count: number } }).presence.count).toBe(2);
+    expect((joined1.data as { presence: { ids: string[] } }).presence.ids.sort()).toEqual(['u1', 'w']);
+    await watcher.next('pusher_internal:member_added');
+    await sleep(100);
+    expect(watcher.frames.filter((frame) => frame.event === 'pusher_internal:member_added')).toHaveLength(1);
+    for (const node of nodes)
+      expect((await node.server.presenceUsers('app-1', 'presence-room')).sort()).toEqual(['u1', 'w']);
+    expect(await nodes[0]?.server.channel('app-1', 'presence-room')).toMatchObject({
+      userCount: 2,
+      subscriptionCount: 3,
+    });
+
+    tab1.close();
+    await sleep(100);
+    expect(watcher.frames.some((frame) => frame.event === 'pusher_internal:member_removed')).toBe(false);
+    tab2.close();
+    const removed = await watcher.next('pusher_internal:member_removed');
+    expect(removed.data).toEqual({ user_id: 'u1' });
+  });
+
+  it('enforces max_connections across the cluster', async () => {
+    await boot({ maxConnections: 2 });
+    await client(0);
+    await client(1);
+    const third = await RawClient.connect((nodes[2] as Started).url());
+    const refused = await third.next('pusher:error');
+    expect(errorCode(refused)).toBe(4004);
+    expect((await third.closed).code).toBe(4004);
+    expect(await nodes[2]?.server.connectionCount('app-1')).toBe(2);
+  });
+
+  it('terminates a user signed in on another node', async () => {
+    await boot();
+    const target = await client(2);
+    await target.signin({ id: 'bad' });
+    nodes[0]?.server.terminateUser('app-1', 'bad');
+    expect((await target.closed).code).toBe(4009);
+  });
+
+  it('serves a cache channel’s last event from another node', async () => {
+    await boot();
+    nodes[0]?.server.publish('app-1', { channels: ['cache-price'], event: 'price', data: '{"eur":2}' });
+    const late = await client(1);
+    await late.subscribe('cache-price');
+    expect((await late.next('price')).data).toEqual({ eur: 2 });
+  });
+
+  it('lists channels with counts merged from every node', async () => {
+    await boot();
+    const [a, b] = await Promise.all([client(0), client(1)]);
+    await a.subscribe('orders');
+    await b.subscribe('orders');
+    await b.subscribe('presence-x', { user_id: '7' });
+    await sleep(20);
+    const list = await nodes[2]?.server.channels('app-1');
+    expect(list?.sort((x, y) => x.name.localeCompare(y.name))).toEqual([
+      { name: 'orders', subscriptionCount: 2 },
+      { name: 'presence-x', subscriptionCount: 1, userCount: 1 },
+    ]);
+  });
+
+  it('sends each member_removed once when a node dies without closing', async () => {
+    await boot();
+    const watcher = await client(0);
+    await watcher.subscribe('presence-room', { user_id: 'w' });
+    const doomed = await client(2);
+    await doomed.subscribe('presence-room', { user_id: 'ghost' });
+    await watcher.next('pusher_internal:member_added');
+    hub.kill('c');
+    expect((await watcher.next('pusher_internal:member_removed')).data).toEqual({ user_id: 'ghost' });
+    await sleep(100);
+    expect(watcher.frames.filter((frame) => frame.event === 'pusher_internal:member_removed')).toHaveLength(
+      1,
+    );
+  });
+
+  it('closes sockets with 4200 on every node when a restart is requested', async () => {
+    await boot();
+    const [a, c] = await Promise.all([client(0), client(2)]);
+    hub.node('a').broadcast({ type: 'restart' });
+    // The double delivers to the other nodes, like the Redis channel; node a asked, so it drops its own too.
+    nodes[0]?.server.dropConnections();
+    expect((await a.closed).code).toBe(4200);
+    expect((await c.closed).code).toBe(4200);
+  });
+});
