@@ -6,8 +6,6 @@ import {
   type ClusterAdapter,
   type ClusterDelivery,
   type ClusterListener,
-  type LocalClusterState,
-  type LocalPresence,
   createSocketIdGenerator,
   describeChannel,
   ErrorCode,
@@ -24,6 +22,8 @@ import {
   encodeSubscriptionSucceeded,
   type FrameError,
   isOriginAllowed,
+  type LocalClusterState,
+  type LocalPresence,
   PresenceRoster,
   parseChannelData,
   parseClientFrame,
@@ -229,7 +229,10 @@ export function createRealtimeServer(options: RealtimeServerOptions): RealtimeSe
   const socketsById = new Map<string, WebSocket<SocketData>>();
   const cluster = options.cluster;
   const clusterFailed = (what: string) => (error: unknown) =>
-    logger.warn(`cluster ${what} failed; serving from local state`, { scope: 'socket.server.cluster', error });
+    logger.warn(`cluster ${what} failed; serving from local state`, {
+      scope: 'socket.server.cluster',
+      error,
+    });
   const reportListenerError = (error: unknown) => logger.error('application event listener threw', { error });
 
   options.apps.forEach((raw, index) => {
@@ -887,7 +890,12 @@ export function createRealtimeServer(options: RealtimeServerOptions): RealtimeSe
               return;
             }
             if (!admitted) {
-              closeWith(ws, undefined, ErrorCode.OverConnectionQuota, 'Application is over its connection quota');
+              closeWith(
+                ws,
+                undefined,
+                ErrorCode.OverConnectionQuota,
+                'Application is over its connection quota',
+              );
               return;
             }
             data.admitted = true;
@@ -898,7 +906,12 @@ export function createRealtimeServer(options: RealtimeServerOptions): RealtimeSe
             clusterFailed('admission')(error);
             if (!data.open) return;
             if (app.sockets.size >= app.config.maxConnections) {
-              closeWith(ws, undefined, ErrorCode.OverConnectionQuota, 'Application is over its connection quota');
+              closeWith(
+                ws,
+                undefined,
+                ErrorCode.OverConnectionQuota,
+                'Application is over its connection quota',
+              );
               return;
             }
             establish(ws, app);
@@ -1013,7 +1026,8 @@ export function createRealtimeServer(options: RealtimeServerOptions): RealtimeSe
       const presence = ws.getUserData().presence;
       if (presence && [...presence.values()].includes(userId)) targets.add(ws);
     }
-    for (const ws of targets) closeWith(ws, app, ErrorCode.Unauthorized, 'Connection terminated by the application');
+    for (const ws of targets)
+      closeWith(ws, app, ErrorCode.Unauthorized, 'Connection terminated by the application');
     return targets.size;
   }
 
@@ -1032,7 +1046,12 @@ export function createRealtimeServer(options: RealtimeServerOptions): RealtimeSe
           const data = ws.getUserData();
           const userId = data.presence?.get(channel);
           if (userId !== undefined) {
-            presence.push({ appId, channel, socketId: data.socketId, member: { userId, userInfo: hash[userId] } });
+            presence.push({
+              appId,
+              channel,
+              socketId: data.socketId,
+              member: { userId, userInfo: hash[userId] },
+            });
           }
         }
       }
@@ -1165,7 +1184,13 @@ export function createRealtimeServer(options: RealtimeServerOptions): RealtimeSe
           occupied: counts.subscriptionCount > 0,
           ...counts,
           ...(cached
-            ? { cache: { event: cached.event, data: cached.data, ttl: Math.max(0, Math.round(cached.ttlMs / 1000)) } }
+            ? {
+                cache: {
+                  event: cached.event,
+                  data: cached.data,
+                  ttl: Math.max(0, Math.round(cached.ttlMs / 1000)),
+                },
+              }
             : {}),
         };
       }
