@@ -1,0 +1,11 @@
+export { isScalingRedisError, ScalingRedisError, type ScalingRedisErrorCode } from './errors.js';
+export { type LogFields, type Logger, silentLogger } from './logger.js';
+export {
+  type RateLimitBudget,
+  type RedisRateLimitStore,
+  type RedisRateLimitStoreOptions,
+  redisRateLimitStore,
+} from './rate-limit-store.js';
+export { createRedisCluster, type RedisClusterOptions, type ScalingMetrics } from './redis-cluster.js';
+export type { RedisRootNode, RedisServerOptions } from './redis-options.js';
+export { type PublishRestartOptions, publishRestart } from './restart.js';

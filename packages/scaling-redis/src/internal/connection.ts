@@ -1,0 +1,148 @@
+import { createClient, createCluster } from 'redis';
+import { ScalingRedisError } from '../errors.js';
+import type { RedisRootNode, RedisServerOptions } from '../redis-options.js';
+
+/** The few things the adapter needs from Redis, the same over one server or a cluster. */
+export interface RedisLink {
+  readonly clusterMode: boolean;
+  /** Runs a raw command, routed by `key` in a cluster. Rejects at once while disconnected (no offline queue). */
+  send(key: string | undefined, args: readonly string[]): Promise<unknown>;
+  /** Publishes on the broadcast channel (SPUBLISH in a cluster). */
+  publish(channel: string, message: string): Promise<unknown>;
+  /** Subscribes on the subscriber connection (SSUBSCRIBE in a cluster); resubscribed by node-redis after a reconnect. */
+  subscribe(channel: string, listener: (message: string) => void): Promise<void>;
+  connect(): Promise<void>;
+  /** Closes gracefully. */
+  close(): Promise<void>;
+  /** Drops every socket at once, without any goodbye. */
+  destroy(): void;
+}
+
+export interface LinkEvents {
+  error(error: Error): void;
+  /** A connection became ready again (after the first connect). */
+  ready(): void;
+  reconnecting(): void;
+}
+
+/** Backoff between reconnect attempts: 50 ms doubling to 2 s, with jitter so nodes do not reconnect in step. */
+export function reconnectDelay(retries: number): number {
+  const base = Math.min(50 * 2 ** Math.min(retries, 10), 2000);
+  return Math.round(base / 2 + Math.random() * (base / 2));
+}
+
+function rootNodeUrl(node: RedisRootNode): string {
+  return typeof node === 'string' ? node : `redis://${node.host}:${node.port}`;
+}
+
+/** Checks the options that would otherwise fail deep inside node-redis. */
+export function validateServerOptions(options: RedisServerOptions): void {
+  if (options.clusterMode && options.database !== undefined && options.database !== 0) {
+    throw new ScalingRedisError('invalid_options', 'A Redis Cluster has only database 0');
+  }
+  if (options.timeout !== undefined && !(options.timeout > 0)) {
+    throw new ScalingRedisError('invalid_options', 'timeout must be a positive number of seconds');
+  }
+}
+
+/** A node-redis client for one Redis, or a cluster client; no offline queue, backoff on reconnect, RESP2 replies. */
+export function createNodeRedis(options: RedisServerOptions) {
+  validateServerOptions(options);
+  const credentials = {
+    ...(options.username === undefined ? {} : { username: options.username }),
+    ...(options.password === undefined ? {} : { password: options.password }),
+  };
+  const socket = {
+    connectTimeout: Math.round((options.timeout ?? 5) * 1000),
+    reconnectStrategy: reconnectDelay,
+  };
+  if (options.clusterMode) {
+    const rootNodes = (
+      options.rootNodes?.length
+        ? options.rootNodes
+        : [options.url ?? { host: options.host ?? '127.0.0.1', port: options.port ?? 6379 }]
+    ).map((node) => ({ url: rootNodeUrl(node) }));
+    return {
+      kind: 'cluster',
+      cluster: createCluster({
+        rootNodes,
+        RESP: 2,
+        defaults: { ...credentials, socket, disableOfflineQueue: true },
+      }),
+    } as const;
+  }
+  return {
+    kind: 'client',
+    client: createClient({
+      ...credentials,
+      ...(options.url === undefined ? {} : { url: options.url }),
+      ...(options.database === undefined ? {} : { database: options.database }),
+      RESP: 2,
+      disableOfflineQueue: true,
+      socket: {
+        ...socket,
+        ...(options.url === undefined
+          ? { host: options.host ?? '127.0.0.1', port: options.port ?? 6379 }
+          : {}),
+      },
+    }),
+  } as const;
+}
+
+/** Opens (lazily, on `connect`) a command connection and a subscriber connection to one Redis or a cluster. */
+export function createRedisLink(
+  options: RedisServerOptions,
+  events: LinkEvents,
+  { subscriber: withSubscriber = true }: { readonly subscriber?: boolean } = {},
+): RedisLink {
+  const made = createNodeRedis(options);
+  if (made.kind === 'cluster') {
+    const { cluster } = made;
+    let connected = false;
+    cluster.on('error', (error: Error) => events.error(error));
+    cluster.on('node-error', (error: Error) => events.error(error));
+    cluster.on('node-reconnecting', () => events.reconnecting());
+    cluster.on('node-ready', () => {
+      if (connected) events.ready();
+    });
+    return {
+      clusterMode: true,
+      send: (key, args) => cluster.sendCommand(key, false, [...args]),
+      publish: (channel, message) => cluster.sPublish(channel, message),
+      subscribe: (channel, listener) => cluster.sSubscribe(channel, listener),
+      async connect() {
+        await cluster.connect();
+        connected = true;
+      },
+      close: () => cluster.close(),
+      destroy: () => cluster.destroy(),
+    };
+  }
+  const { client } = made;
+  const subscriber = client.duplicate();
+  let connected = false;
+  for (const each of [client, subscriber]) {
+    each.on('error', (error: Error) => events.error(error));
+    each.on('reconnecting', () => events.reconnecting());
+  }
+  client.on('ready', () => {
+    if (connected) events.ready();
+  });
+  return {
+    clusterMode: false,
+    send: (_key, args) => client.sendCommand([...args]),
+    publish: (channel, message) => client.publish(channel, message),
+    subscribe: (channel, listener) => subscriber.subscribe(channel, listener),
+    async connect() {
+      await Promise.all([client.connect(), withSubscriber ? subscriber.connect() : undefined]);
+      connected = true;
+    },
+    async close() {
+      await Promise.allSettled([client.close(), withSubscriber ? subscriber.close() : undefined]);
+    },
+    destroy() {
+      client.destroy();
+      if (withSubscriber) subscriber.destroy();
+    },
+  };
+}

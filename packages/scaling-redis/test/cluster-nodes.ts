@@ -1,0 +1,132 @@
+import type {
+  ClusterAdapter,
+  ClusterDelivery,
+  ClusterListener,
+  LocalClusterState,
+} from '@herald/protocol-core';
+import { createMemoryCluster } from '@herald/protocol-core/testing';
+import { createRedisClusterNode, type RedisClusterOptions } from '../src/redis-cluster.js';
+
+/** A listener that records what the adapter hands the server. */
+export interface RecordingListener extends ClusterListener {
+  readonly deliveries: ClusterDelivery[];
+  readonly terminations: Array<{ appId: string; userId: string }>;
+  restarts: number;
+  state: LocalClusterState;
+}
+
+export function recordingListener(): RecordingListener {
+  const recorder: RecordingListener = {
+    deliveries: [],
+    terminations: [],
+    restarts: 0,
+    state: { connections: [], subscriptions: [], presence: [] },
+    deliver: (delivery) => recorder.deliveries.push(delivery),
+    terminate: (appId, userId) => recorder.terminations.push({ appId, userId }),
+    restart: () => {
+      recorder.restarts += 1;
+    },
+    localState: () => recorder.state,
+  };
+  return recorder;
+}
+
+/** Nodes of one cluster under test, each started with its own recording listener. */
+export interface TestCluster {
+  /** Starts a node. */
+  start(nodeId: string): Promise<{ adapter: ClusterAdapter; listener: RecordingListener }>;
+  /** Drops a node as a crash would (no cleanup); survivors must reap it. */
+  kill(nodeId: string): void;
+  /** Stops every node still running. */
+  close(): Promise<void>;
+  /** Longest time survivors may take to notice a dead node. */
+  readonly deadWindowMs: number;
+}
+
+/** The backends the conformance suite runs against. */
+export interface Backend {
+  readonly name: string;
+  cluster(): TestCluster;
+}
+
+export const memoryBackend: Backend = {
+  name: 'memory double',
+  cluster() {
+    const memory = createMemoryCluster();
+    const running = new Map<string, ClusterAdapter>();
+    return {
+      deadWindowMs: 50,
+      async start(nodeId) {
+        const adapter = memory.node(nodeId);
+        const listener = recordingListener();
+        await adapter.start(listener);
+        running.set(nodeId, adapter);
+        return { adapter, listener };
+      },
+      kill(nodeId) {
+        running.delete(nodeId);
+        memory.kill(nodeId);
+      },
+      async close() {
+        await Promise.all([...running.values()].map((adapter) => adapter.stop()));
+      },
+    };
+  },
+};
+
+export const HEARTBEAT_MS = 100;
+export const DEAD_AFTER_MS = 400;
+let clusters = 0;
+
+/** A backend of Redis adapters, each cluster with its own key prefix and channel on the same Redis. */
+export function redisBackend(name: string, server: () => RedisClusterOptions): Backend {
+  return {
+    name,
+    cluster() {
+      clusters += 1;
+      const tag = `t${process.pid}-${clusters}`;
+      const running = new Map<string, ReturnType<typeof createRedisClusterNode>>();
+      return {
+        deadWindowMs: DEAD_AFTER_MS + 3 * HEARTBEAT_MS,
+        async start(nodeId) {
+          const adapter = createRedisClusterNode({
+            ...server(),
+            nodeId,
+            keyPrefix: `${tag}:`,
+            channel: `${tag}:broadcast`,
+            heartbeatMs: HEARTBEAT_MS,
+            deadAfterMs: DEAD_AFTER_MS,
+            timeout: 1,
+          });
+          const listener = recordingListener();
+          await adapter.start(listener);
+          running.set(nodeId, adapter);
+          return { adapter, listener };
+        },
+        kill(nodeId) {
+          running.get(nodeId)?.crash();
+          running.delete(nodeId);
+        },
+        async close() {
+          await Promise.all([...running.values()].map((adapter) => adapter.stop()));
+        },
+      };
+    },
+  };
+}
+
+export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Polls until `check` passes (it throws until then), or rethrows its last failure after `timeoutMs`. */
+export async function eventually(check: () => void | Promise<void>, timeoutMs = 3000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      await check();
+      return;
+    } catch (error) {
+      if (Date.now() > deadline) throw error;
+      await sleep(20);
+    }
+  }
+}

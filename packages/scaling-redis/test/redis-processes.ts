@@ -1,0 +1,115 @@
+import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+
+// Redis servers started by the tests on random loopback ports, never the machine's own Redis on 6379.
+
+const run = promisify(execFile);
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() =>
+        typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port')),
+      );
+    });
+  });
+}
+
+async function cli(port: number, ...args: string[]): Promise<string> {
+  const { stdout } = await run('redis-cli', ['-h', '127.0.0.1', '-p', String(port), ...args]);
+  return stdout.trim();
+}
+
+async function until(check: () => Promise<boolean>, what: string, timeoutMs = 10_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    if (await check().catch(() => false)) return;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+export interface RedisProcess {
+  readonly port: number;
+  readonly url: string;
+  /** SIGKILLs the process and waits for it to exit. */
+  kill(): Promise<void>;
+  /** Starts a fresh (empty) server on the same port. */
+  restart(): Promise<void>;
+}
+
+function exited(child: ChildProcess): Promise<void> {
+  return new Promise((resolve) => {
+    if (child.exitCode !== null || child.signalCode !== null) resolve();
+    else child.once('exit', () => resolve());
+  });
+}
+
+/** Starts a redis-server without persistence on a free port (or `port`), with extra arguments. */
+export async function startRedis(extra: readonly string[] = [], port?: number): Promise<RedisProcess> {
+  const chosen = port ?? (await freePort());
+  let child: ChildProcess | undefined;
+  const launch = async () => {
+    child = spawn(
+      'redis-server',
+      ['--port', String(chosen), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', ...extra],
+      { stdio: 'ignore' },
+    );
+    await until(async () => (await cli(chosen, 'PING')) === 'PONG', `redis on ${chosen}`);
+  };
+  await launch();
+  return {
+    port: chosen,
+    url: `redis://127.0.0.1:${chosen}`,
+    async kill() {
+      if (!child) return;
+      const current = child;
+      child = undefined;
+      if (current.pid !== undefined) process.kill(current.pid, 'SIGKILL');
+      await exited(current);
+    },
+    restart: launch,
+  };
+}
+
+export interface RedisClusterProcesses {
+  readonly rootNodes: string[];
+  stop(): Promise<void>;
+}
+
+/** Starts three masters with cluster mode on and joins them into one Redis Cluster. */
+export async function startRedisCluster(): Promise<RedisClusterProcesses> {
+  const dir = mkdtempSync(join(tmpdir(), 'herald-redis-cluster-'));
+  const masters: RedisProcess[] = [];
+  for (let i = 0; i < 3; i += 1) {
+    const port = await freePort();
+    masters.push(
+      await startRedis(
+        ['--cluster-enabled', 'yes', '--cluster-config-file', join(dir, `nodes-${port}.conf`), '--dir', dir],
+        port,
+      ),
+    );
+  }
+  const addresses = masters.map((master) => `127.0.0.1:${master.port}`);
+  await run('redis-cli', ['--cluster', 'create', ...addresses, '--cluster-replicas', '0', '--cluster-yes']);
+  for (const master of masters) {
+    await until(
+      async () => (await cli(master.port, 'CLUSTER', 'INFO')).includes('cluster_state:ok'),
+      'cluster_state:ok',
+    );
+  }
+  return {
+    rootNodes: masters.map((master) => master.url),
+    async stop() {
+      await Promise.all(masters.map((master) => master.kill()));
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
