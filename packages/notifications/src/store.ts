@@ -76,6 +76,8 @@ export interface NotificationStore {
   ): Promise<NotificationPage>;
   /** How many of a notifiable's notifications are unread. */
   unreadCount(owner: NotifiableKey): Promise<number>;
+  /** How many notifications are stored for every notifiable together, optionally of one type. */
+  count(filter?: { type?: string | undefined }): Promise<number>;
   /** One notification, only if it belongs to the notifiable. */
   find(owner: NotifiableKey, id: string): Promise<NotificationRecord | undefined>;
   /** Marks one notification read; `undefined` when the notifiable has no such notification. */
@@ -247,6 +249,11 @@ export async function createNotificationStore(
       return { records: (rows as Row[]).map(toRecord), total: total.count, unreadCount: unread };
     },
     unreadCount,
+    async count(filter = {}) {
+      let query = db.selectFrom('notifications').select(sql<number>`count(*)::int`.as('count'));
+      if (filter.type !== undefined) query = query.where('type', '=', filter.type);
+      return (await query.executeTakeFirstOrThrow()).count;
+    },
     async find(owner, id) {
       if (!isNotificationId(id)) return undefined;
       const row = await ownedBy(owner).where('id', '=', id).selectAll().executeTakeFirst();
