@@ -57,6 +57,23 @@ export const assistConfigSchema = z
       .strict()
       .prefault({}),
     agents: z.record(z.string(), agentPaths).default({}),
+    /** The module that exports the app (`src/app.ts` or `src/app.ts#app`), for the routes and execute tools. */
+    app: z.string().min(1).optional(),
+    /** The app's public URL; otherwise `APP_URL` and friends, then `PORT`. */
+    url: z.url().optional(),
+    timezone: z.string().min(1).optional(),
+    /** Log files the log tools read, besides `logs/*.log`, `storage/logs/*.log` and `*.log`. */
+    logs: z.array(z.string().min(1)).default([]),
+    database: z
+      .object({
+        /** Extra connections by name: a URL (`postgres:`, `mysql:`, `sqlite:`/`file:`, `pglite:`). */
+        connections: z.record(z.string(), z.string().min(1)).default({}),
+        default: z.string().min(1).optional(),
+        max_rows: z.number().int().positive().max(10_000).default(100),
+        timeout: z.number().positive().max(60).default(5),
+      })
+      .strict()
+      .prefault({}),
   })
   .strict();
 

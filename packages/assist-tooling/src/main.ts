@@ -133,11 +133,17 @@ export async function main(argv: readonly string[], io: CliIo = defaultIo()): Pr
   }
   const root = resolve(io.cwd, values.cwd ?? '.');
   if (command === 'mcp') {
-    const [{ createAssistServer }, { StdioServerTransport }] = await Promise.all([
+    const [{ createAssistServer }, { StdioServerTransport }, { loadConfig }] = await Promise.all([
       import('./mcp-server.js'),
       import('@modelcontextprotocol/sdk/server/stdio.js'),
+      import('./config.js'),
     ]);
-    await createAssistServer(root).connect(new StdioServerTransport());
+    const config = await loadConfig(root);
+    if (!config.ok) {
+      io.stderr(`assist mcp: ${config.error.message}\n`);
+      return 1;
+    }
+    await createAssistServer(root, config.value).connect(new StdioServerTransport());
     return 0;
   }
   if (command !== 'install' && command !== 'update') {

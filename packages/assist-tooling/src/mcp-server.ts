@@ -1,6 +1,15 @@
 import { readFileSync } from 'node:fs';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { readProject } from './project.js';
+import { type AssistConfig, defaultConfig } from './config.js';
+import { readAppEnv } from './internal/env-file.js';
+import { errorResult } from './internal/tool-result.js';
+import { execute, getRoute, listRoutes } from './tools/app-code.js';
+import { applicationInfo } from './tools/application-info.js';
+import { browserLogs } from './tools/browser-logs.js';
+import { databaseConnections, databaseQuery, databaseSchema } from './tools/database.js';
+import { lastError, readLogEntriesTool } from './tools/logs.js';
+import { configRead, currentTime, getAbsoluteUrl, listCommands } from './tools/project-tools.js';
+import type { AssistTool, ToolContext } from './tools/tool.js';
 
 /** The name the `assist` MCP server announces to clients. */
 export const MCP_SERVER_NAME = 'assist-server';
@@ -9,51 +18,68 @@ const VERSION = (
   JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }
 ).version;
 
-/** Facts about the project that the `application-info` tool returns. */
-export interface ApplicationInfo {
-  name: string | null;
-  node: { target: string; running: string };
-  packageManager: string;
-  packages: { name: string; version: string; direct: boolean }[];
-}
+/** Every tool the server can offer, in the order clients list them. */
+export const ASSIST_TOOLS: readonly AssistTool[] = [
+  applicationInfo,
+  browserLogs,
+  configRead,
+  currentTime,
+  databaseConnections,
+  databaseQuery,
+  databaseSchema,
+  execute,
+  getAbsoluteUrl,
+  getRoute,
+  lastError,
+  listCommands,
+  listRoutes,
+  readLogEntriesTool,
+] as unknown as readonly AssistTool[];
 
-/** Reads the facts the `application-info` tool reports, or an error message when the project is unreadable. */
-export function readApplicationInfo(root: string): ApplicationInfo | { error: string } {
-  const project = readProject(root);
-  if (!project.ok) return { error: project.error.message };
-  const { name, nodeVersion, packageManager, packages } = project.value;
-  return {
-    name: name ?? null,
-    node: { target: nodeVersion, running: process.versions.node },
-    packageManager,
-    packages: [...packages.values()].map((pkg) => ({
-      name: pkg.name,
-      version: pkg.version,
-      direct: pkg.direct,
-    })),
-  };
+/** The tools a config turns on: opt-in ones only when enabled, then `mcp.tools.include` / `exclude`. */
+export function enabledTools(config: AssistConfig): AssistTool[] {
+  const { include, exclude } = config.mcp.tools;
+  return ASSIST_TOOLS.filter(
+    (tool) =>
+      (tool.optIn === undefined || tool.optIn(config)) &&
+      (include.length === 0 || include.includes(tool.name)) &&
+      !exclude.includes(tool.name),
+  );
 }
 
 /**
  * Creates the `assist` MCP server for a project; connect it to a transport (stdio for agents).
  * @example
- * await createAssistServer(process.cwd()).connect(new StdioServerTransport());
+ * await createAssistServer(process.cwd(), config).connect(new StdioServerTransport());
  */
-export function createAssistServer(root: string): McpServer {
+export function createAssistServer(root: string, config: AssistConfig = defaultConfig()): McpServer {
   const server = new McpServer({ name: MCP_SERVER_NAME, version: VERSION });
-  server.registerTool(
-    'application-info',
-    {
-      title: 'Application info',
-      description:
-        'Node version, package manager and installed packages with their exact versions. ' +
-        'Call it at the start of a task so your code matches the versions in use.',
-      annotations: { readOnlyHint: true, openWorldHint: false },
-    },
-    () => {
-      const info = readApplicationInfo(root);
-      return { content: [{ type: 'text', text: JSON.stringify(info, null, 2) }], isError: 'error' in info };
-    },
-  );
+  const context: ToolContext = { root, config, env: () => readAppEnv(root) };
+  for (const tool of enabledTools(config)) {
+    server.registerTool(
+      tool.name,
+      {
+        title: tool.title,
+        description: tool.description,
+        inputSchema: tool.input,
+        annotations: {
+          title: tool.title,
+          readOnlyHint: tool.readOnly,
+          ...(tool.readOnly ? {} : { destructiveHint: true }),
+          openWorldHint: false,
+        },
+      },
+      async (args: Record<string, unknown>) => {
+        try {
+          return await tool.run(args as never, context);
+        } catch (error) {
+          // A tool bug must answer the agent, not end the server.
+          return errorResult(
+            `${tool.name} failed: ${error instanceof Error ? error.message : String(error)}`,
+          );
+        }
+      },
+    );
+  }
   return server;
 }

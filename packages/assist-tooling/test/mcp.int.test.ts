@@ -10,7 +10,7 @@ const CLI = fileURLToPath(new URL('../dist/cli.js', import.meta.url));
 afterAll(cleanFixtures);
 
 describe('assist mcp', () => {
-  it('serves application-info over stdio to a real MCP client (needs `pnpm build`)', async () => {
+  it('serves every tool but execute by default, and application-info answers to a real MCP client (needs `pnpm build`)', async () => {
     expect(existsSync(CLI), 'build the package first: pnpm --filter @herald/assist build').toBe(true);
     const root = copyFixture('hono-app');
     const client = new Client({ name: 'test', version: '1.0.0' });
@@ -20,7 +20,10 @@ describe('assist mcp', () => {
     try {
       expect(client.getServerVersion()?.name).toBe('assist-server');
       const { tools } = await client.listTools();
-      expect(tools.map((tool) => tool.name)).toEqual(['application-info']);
+      const names = tools.map((tool) => tool.name);
+      // Without an assist.config turning it on, execute is not offered.
+      expect(names).toHaveLength(13);
+      expect(names).not.toContain('execute');
       const result = await client.callTool({ name: 'application-info', arguments: {} });
       const [content] = result.content as { type: string; text: string }[];
       const info = JSON.parse(content?.text ?? '{}');

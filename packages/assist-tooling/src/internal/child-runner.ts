@@ -1,0 +1,145 @@
+// The child process in which every tool that runs the app's code or a database driver does its work, so a
+// slow query, a hanging import or a crash never takes the MCP server down. The parent sends one task over
+// IPC, waits for one answer, and kills this process when its time is up.
+import { rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { Server } from 'node:net';
+import { join, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { formatWithOptions, inspect } from 'node:util';
+import type { ChildTask } from './child.js';
+import { queryDatabase, readDatabaseSchema } from './database-engines.js';
+import { listAppRoutes } from './routes-in-app.js';
+
+const logs: string[] = [];
+const MAX_LOG_LINES = 200;
+
+// The app's console output must not reach the parent's stdout (the MCP protocol stream): collect it instead.
+for (const level of ['log', 'info', 'warn', 'error', 'debug', 'trace'] as const) {
+  console[level] = (...args: unknown[]) => {
+    if (logs.length < MAX_LOG_LINES) logs.push(`[${level}] ${formatWithOptions({ depth: 3 }, ...args)}`);
+  };
+}
+
+// Importing an app often starts its server; a tool call must never bind the app's port.
+Server.prototype.listen = function listen(this: Server) {
+  return this;
+};
+
+process.once('message', (task: ChildTask) => {
+  run(task).then(
+    (value) => reply({ ok: true, value, logs }),
+    (error: unknown) =>
+      reply({
+        ok: false,
+        error: error instanceof Error ? (error.stack ?? error.message) : String(error),
+        logs,
+      }),
+  );
+});
+
+function reply(message: unknown): void {
+  process.send?.(message, () => process.exit(0));
+}
+
+async function run(task: ChildTask): Promise<unknown> {
+  switch (task.kind) {
+    case 'routes':
+      return listAppRoutes(await loadApp(task.root, task.entry));
+    case 'execute':
+      return execute(task.root, task.code);
+    case 'query':
+      return queryDatabase(await driverLoader(task.root), task.connection, task.sql, task.options);
+    case 'schema':
+      return readDatabaseSchema(await driverLoader(task.root), task.connection);
+  }
+}
+
+async function jitiFor(root: string) {
+  const { createJiti } = await import('jiti');
+  return createJiti(pathToFileURL(join(root, 'index.ts')).href, { interopDefault: true, fsCache: false });
+}
+
+/** Imports the app's module and finds the app object: a named export, `app`, `default`, or a factory's result. */
+async function loadApp(root: string, entry: string): Promise<unknown> {
+  const [file = entry, name] = entry.split('#');
+  const jiti = await jitiFor(root);
+  const mod = (await jiti.import(resolve(root, file))) as Record<string, unknown>;
+  let app = name !== undefined ? mod[name] : (mod.app ?? mod.default ?? mod.server ?? mod.createApp);
+  if (typeof app === 'function' && !looksLikeApp(app)) app = await (app as () => unknown)();
+  if (app === undefined || app === null)
+    throw new Error(`${entry} exports no app (tried ${name ?? 'app, default, server, createApp'})`);
+  return app;
+}
+
+function looksLikeApp(value: object): boolean {
+  return 'fetch' in value || 'use' in value || 'route' in value || 'register' in value;
+}
+
+const IMPORT = /^[ \t]*import\s+(?:type\s+)?(?:[\w*{}\s,$]+\s+from\s*)?['"][^'"\n]+['"][ \t]*;?[ \t]*$/gm;
+
+/**
+ * Runs a snippet as the app would: its imports resolved from the project root, top-level await allowed, and
+ * the value of the last expression returned (found by trying the shortest tail that parses as an expression).
+ */
+async function execute(root: string, code: string): Promise<{ result: string; logs: string[] }> {
+  const jiti = await jitiFor(root);
+  const imports = code.match(IMPORT) ?? [];
+  const lines = code.replace(IMPORT, '').trimEnd().split('\n');
+  const parses = (body: string) =>
+    !jiti
+      .transform({
+        source: `${imports.join('\n')}\nexport default async function run() {\n${body}\n}`,
+        ts: true,
+      })
+      .includes('__JITI_ERROR__');
+  let body = lines.join('\n');
+  for (let take = 1; take <= Math.min(lines.length, 40); take++) {
+    const tail = lines.slice(-take).join('\n').trim().replace(/;+$/, '');
+    if (tail === '') continue;
+    const candidate = `${lines.slice(0, -take).join('\n')}\nreturn (\n${tail}\n);`;
+    if (parses(candidate)) {
+      body = candidate;
+      break;
+    }
+  }
+  if (!parses(body)) throw new Error('The code does not parse as TypeScript.');
+  // A real file in the project so relative imports resolve as they do in the app.
+  const file = join(root, `.assist-execute-${process.pid}.ts`);
+  writeFileSync(file, `${imports.join('\n')}\nexport default async function run() {\n${body}\n}\n`);
+  try {
+    const fn = (await jiti.import(file, { default: true })) as () => Promise<unknown>;
+    const value = await fn();
+    return {
+      result: inspect(value, { depth: 4, maxArrayLength: 100, maxStringLength: 4000, breakLength: 100 }),
+      logs,
+    };
+  } finally {
+    rmSync(file, { force: true });
+  }
+}
+
+export type DriverLoader = (name: string) => Promise<unknown>;
+
+/** Loads a database driver from the project's own `node_modules` first, then from assist's optional peers. */
+async function driverLoader(root: string): Promise<DriverLoader> {
+  const require = createRequire(join(root, 'package.json'));
+  return async (name) => {
+    let path: string | undefined;
+    try {
+      path = require.resolve(name);
+    } catch {
+      // Not installed in the project; assist's own optional peer dependency is the fallback below.
+    }
+    try {
+      return path !== undefined ? await import(pathToFileURL(path).href) : await import(name);
+    } catch (error) {
+      throw new Error(
+        `The ${name} package is needed for this database; install it in the project (npm i -D ${name}).`,
+        {
+          cause: error,
+        },
+      );
+    }
+  };
+}

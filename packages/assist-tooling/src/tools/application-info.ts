@@ -1,0 +1,120 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { parse as parseYaml } from 'yaml';
+import { findDatabaseConnections } from '../database-connections.js';
+import { errorResult, jsonResult } from '../internal/tool-result.js';
+import { readPackageJson, readProject } from '../project.js';
+import { defineTool, type ToolContext } from './tool.js';
+
+const FRAMEWORKS = [
+  'hono',
+  'express',
+  'fastify',
+  'koa',
+  '@nestjs/core',
+  'next',
+  'nuxt',
+  '@sveltejs/kit',
+  'astro',
+  'react-router',
+  '@remix-run/node',
+  '@tanstack/react-start',
+  '@adonisjs/core',
+  'vite',
+  'react',
+  'vue',
+  'svelte',
+  'solid-js',
+];
+const DATABASE_PACKAGES = [
+  'prisma',
+  '@prisma/client',
+  'drizzle-orm',
+  'knex',
+  'kysely',
+  'typeorm',
+  'sequelize',
+  '@mikro-orm/core',
+  'mongoose',
+  'pg',
+  'postgres',
+  'mysql2',
+  'better-sqlite3',
+  'sql.js',
+  '@electric-sql/pglite',
+  'redis',
+  'ioredis',
+];
+
+/** Facts about the project that the `application-info` tool returns. */
+export interface ApplicationInfo {
+  name: string | null;
+  node: { target: string; running: string };
+  typescript: string | null;
+  module: 'esm' | 'commonjs';
+  packageManager: string;
+  workspaces: string[];
+  frameworks: Record<string, string>;
+  databases: { engines: string[]; packages: Record<string, string> };
+  packages: { name: string; version: string; direct: boolean }[];
+}
+
+function workspacesOf(root: string): string[] {
+  const manifest = readPackageJson(root) as { workspaces?: string[] | { packages?: string[] } } | undefined;
+  const list = Array.isArray(manifest?.workspaces)
+    ? manifest.workspaces
+    : (manifest?.workspaces?.packages ?? []);
+  const pnpm = join(root, 'pnpm-workspace.yaml');
+  if (existsSync(pnpm)) {
+    const parsed = parseYaml(readFileSync(pnpm, 'utf8')) as { packages?: string[] } | null;
+    list.push(...(parsed?.packages ?? []));
+  }
+  return list;
+}
+
+/** Reads what the `application-info` tool reports, or an error message when the project is unreadable. */
+export function readApplicationInfo(context: ToolContext): ApplicationInfo | { error: string } {
+  const project = readProject(context.root);
+  if (!project.ok) return { error: project.error.message };
+  const { name, nodeVersion, packageManager, packages } = project.value;
+  const versionsOf = (names: string[]) =>
+    Object.fromEntries(
+      names.flatMap((item) => (packages.has(item) ? [[item, packages.get(item)?.version ?? '']] : [])),
+    );
+  const connections = findDatabaseConnections(context.root, context.config, context.env());
+  return {
+    name: name ?? null,
+    node: { target: nodeVersion, running: process.versions.node },
+    typescript: packages.get('typescript')?.version ?? null,
+    module:
+      (readPackageJson(context.root) as { type?: string } | undefined)?.type === 'module'
+        ? 'esm'
+        : 'commonjs',
+    packageManager,
+    workspaces: workspacesOf(context.root),
+    frameworks: versionsOf(FRAMEWORKS),
+    databases: {
+      engines: [...new Set(connections.map((item) => item.engine))],
+      packages: versionsOf(DATABASE_PACKAGES),
+    },
+    packages: [...packages.values()].map((pkg) => ({
+      name: pkg.name,
+      version: pkg.version,
+      direct: pkg.direct,
+    })),
+  };
+}
+
+export const applicationInfo = defineTool({
+  name: 'application-info',
+  title: 'Application info',
+  description:
+    'Node and TypeScript versions, package manager, workspaces, frameworks, database engines and every installed ' +
+    'package with its exact version. Call it first so your code matches the versions in use.',
+  input: {},
+  readOnly: true,
+  run: (_args, context) => {
+    const info = readApplicationInfo(context);
+    return 'error' in info ? errorResult(info.error) : jsonResult(info);
+  },
+});
