@@ -4,11 +4,15 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { silentNotificationLogger } from '@herald/notifications';
 import { type ServerType, serve } from '@hono/node-server';
-import PusherJs from 'pusher-js';
+import PusherModule from 'pusher-js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createNotificationCenter, type NotificationCenter } from '../src/center.js';
 import { configFromEnv } from '../src/config.js';
 import { type RealtimeProcess, startRealtime } from './realtime-process.js';
+
+// pusher-js is CommonJS whose typings declare an ES default export: at run time the import is the class itself.
+const PusherJs = PusherModule as unknown as typeof PusherModule.default;
+type PusherJs = InstanceType<typeof PusherJs>;
 
 const APP = { id: 'nc-test', key: 'nc-test-key', secret: 'nc-test-secret' };
 
@@ -87,7 +91,7 @@ describe('database + broadcast with a real Herald server and pusher-js', () => {
             body: new URLSearchParams({ socket_id: socketId, channel_name: channelName }),
           }).then(async (response) => {
             authCalls.push(response.status);
-            if (response.ok) callback(null, await response.json());
+            if (response.ok) callback(null, (await response.json()) as { auth: string });
             else callback(new Error(`auth answered ${response.status}`), null);
           });
         },
