@@ -1,0 +1,128 @@
+import { symlinkSync } from 'node:fs';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { serve } from '@hono/node-server';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { Hono } from 'hono';
+import { type Browser, chromium } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { assistHono } from '../src/browser-middleware.js';
+import { cleanFixtures, copyFixture } from './helpers.js';
+
+const CLI = fileURLToPath(new URL('../dist/cli.js', import.meta.url));
+const OWN_MODULES = fileURLToPath(new URL('../node_modules', import.meta.url));
+
+let root: string;
+let base: string;
+let close: () => void;
+let browser: Browser;
+let client: Client;
+
+/** The fixture app with the assist middleware in front, as a developer wires it in development. */
+async function appFor(development: boolean): Promise<Hono> {
+  const { app: fixture } = (await import(pathToFileURL(join(root, 'src/app.ts')).href)) as { app: Hono };
+  const app = new Hono();
+  app.use(assistHono({ root, development }));
+  app.get('/strict', (c) => {
+    c.header('content-security-policy', "script-src 'nonce-r4nd0m'");
+    return c.html(
+      '<html><head></head><body><script nonce="r4nd0m">console.warn("under a strict CSP", { step: 2 })</script></body></html>',
+    );
+  });
+  app.route('/', fixture);
+  return app;
+}
+
+async function browserEntries(): Promise<{ level: string; message: string; stack?: string; url?: string }[]> {
+  const result = await client.callTool({ name: 'browser-logs', arguments: { entries: 10 } });
+  const [content] = result.content as { text: string }[];
+  return JSON.parse(content?.text ?? '{}').entries;
+}
+
+async function waitForEntries(count: number) {
+  for (let tries = 0; tries < 50; tries++) {
+    const entries = await browserEntries();
+    if (entries.length >= count) return entries;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  return browserEntries();
+}
+
+beforeAll(async () => {
+  root = copyFixture('mcp-app');
+  symlinkSync(OWN_MODULES, join(root, 'node_modules'), 'dir');
+  const app = await appFor(true);
+  const server = serve({ fetch: app.fetch, hostname: '127.0.0.1', port: 0 });
+  await new Promise((resolve) => server.once('listening', resolve));
+  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  close = () => server.close();
+  browser = await chromium.launch({
+    executablePath: '/usr/bin/chromium',
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'],
+  });
+  client = new Client({ name: 'test', version: '1.0.0' });
+  await client.connect(
+    new StdioClientTransport({ command: process.execPath, args: [CLI, 'mcp', '--cwd', root] }),
+  );
+}, 30_000);
+
+afterAll(async () => {
+  await client?.close();
+  await browser?.close();
+  close?.();
+  cleanFixtures();
+});
+
+describe('browser logs', () => {
+  it('an error logged in a page in Chromium comes back through the browser-logs tool', async () => {
+    expect(await browserEntries()).toEqual([]);
+    const page = await browser.newPage();
+    await page.goto(`${base}/`);
+    const [entry] = await waitForEntries(1);
+    expect(entry).toMatchObject({
+      level: 'error',
+      message: 'Error: checkout failed: card declined',
+      url: `${base}/`,
+    });
+    expect(entry?.stack).toContain('checkout failed: card declined');
+    await page.close();
+  }, 20_000);
+
+  it('the watcher carries the page CSP nonce, so it runs under a strict policy', async () => {
+    const page = await browser.newPage();
+    const blocked: string[] = [];
+    page.on('console', (message) => {
+      if (message.text().includes('Content Security Policy')) blocked.push(message.text());
+    });
+    await page.goto(`${base}/strict`);
+    const entries = await waitForEntries(2);
+    expect(entries.at(-1)).toMatchObject({
+      level: 'warn',
+      message: 'under a strict CSP {"step":2}',
+      url: `${base}/strict`,
+    });
+    expect(blocked).toEqual([]);
+    await page.close();
+  }, 20_000);
+
+  it('outside development the route does not exist and pages are left alone', async () => {
+    const app = await appFor(false);
+    const post = await app.request('/_assist/browser-logs', { method: 'POST', body: '{"logs":[]}' });
+    expect(post.status).toBe(404);
+    const html = await (await app.request('/')).text();
+    expect(html).not.toContain('data-assist-watcher');
+    expect(html).toContain('<h1>Fixture</h1>');
+  });
+
+  it('refuses oversized and malformed batches', async () => {
+    const big = JSON.stringify({ logs: [{ level: 'log', args: ['x'.repeat(70_000)] }] });
+    expect((await fetch(`${base}/_assist/browser-logs`, { method: 'POST', body: big })).status).toBe(413);
+    const tooMany = JSON.stringify({ logs: Array.from({ length: 51 }, () => ({ level: 'log', args: [] })) });
+    expect((await fetch(`${base}/_assist/browser-logs`, { method: 'POST', body: tooMany })).status).toBe(400);
+    expect((await fetch(`${base}/_assist/browser-logs`, { method: 'POST', body: 'not json' })).status).toBe(
+      400,
+    );
+  });
+});
