@@ -41,6 +41,8 @@ export interface TestCluster {
   close(): Promise<void>;
   /** Longest time survivors may take to notice a dead node. */
   readonly deadWindowMs: number;
+  /** The broadcast channel (Redis backends). */
+  readonly channel?: string;
 }
 
 /** The backends the conformance suite runs against. */
@@ -87,6 +89,7 @@ export function redisBackend(name: string, server: () => RedisClusterOptions): B
       const tag = `t${process.pid}-${clusters}`;
       const running = new Map<string, ReturnType<typeof createRedisClusterNode>>();
       return {
+        channel: `${tag}:broadcast`,
         deadWindowMs: DEAD_AFTER_MS + 3 * HEARTBEAT_MS,
         async start(nodeId) {
           const adapter = createRedisClusterNode({

@@ -1,5 +1,9 @@
 import { encodeMemberRemoved } from '@herald/protocol-core';
+import { RateLimiterRes } from 'rate-limiter-flexible';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { redisRateLimitStore } from '../src/rate-limit-store.js';
+import type { RedisServerOptions } from '../src/redis-options.js';
+import { publishRestart } from '../src/restart.js';
 import {
   type Backend,
   eventually,
@@ -29,11 +33,12 @@ afterAll(async () => {
   await Promise.all([redis?.kill(), redisCluster?.stop()]);
 });
 
-const backends: Backend[] = [
-  memoryBackend,
-  redisBackend('single Redis', () => ({ url: redis?.url })),
-  redisBackend('Redis Cluster', () => ({ clusterMode: true, rootNodes: redisCluster?.rootNodes })),
+const servers: Array<{ name: string; server: () => RedisServerOptions }> = [
+  { name: 'single Redis', server: () => ({ url: redis?.url }) },
+  { name: 'Redis Cluster', server: () => ({ clusterMode: true, rootNodes: redisCluster?.rootNodes }) },
 ];
+
+const backends: Backend[] = [memoryBackend, ...servers.map(({ name, server }) => redisBackend(name, server))];
 
 const member = (userId: string, name = userId) => ({ userId, userInfo: { name } });
 const sorted = (values: readonly string[]) => [...values].sort();
@@ -325,5 +330,42 @@ describe.each(backends)('cluster adapter on $name', (backend) => {
     expect(await b.adapter.presenceUsers('1', 'presence-bye')).toEqual([]);
     expect(await b.adapter.connectionCount('1')).toBe(0);
     expect(await b.adapter.channels('1')).toEqual([]);
+  });
+});
+
+describe.each(servers)('Redis helpers on $name', ({ name, server }) => {
+  it('publishRestart reaches every node of the cluster', async () => {
+    const cluster = redisBackend(name, server).cluster();
+    try {
+      const nodes = await Promise.all([cluster.start('a'), cluster.start('b'), cluster.start('c')]);
+      const reached = await publishRestart({ ...server(), channel: cluster.channel });
+      expect(reached).toBe(3);
+      await eventually(() => {
+        expect(nodes.map(({ listener }) => listener.restarts)).toEqual([1, 1, 1]);
+      });
+    } finally {
+      await cluster.close();
+    }
+  });
+
+  it('redisRateLimitStore shares one budget between limiters of two nodes', async () => {
+    const keyPrefix = `rl-${name.length}-${process.pid}:`;
+    const first = redisRateLimitStore({ ...server(), keyPrefix });
+    const second = redisRateLimitStore({ ...server(), keyPrefix });
+    try {
+      await Promise.all([first.ready(), second.ready()]);
+      const budget = { keyPrefix: 'events', points: 3, duration: 10 };
+      const here = first(budget);
+      const there = second(budget);
+      await here.consume('app-1');
+      await here.consume('app-1');
+      expect((await there.consume('app-1')).remainingPoints).toBe(0);
+      const refused = await here.consume('app-1').catch((error: unknown) => error);
+      expect(refused).toBeInstanceOf(RateLimiterRes);
+      expect((await there.consume('app-2')).remainingPoints).toBe(2);
+      expect((await second({ ...budget, keyPrefix: 'reads' }).consume('app-1')).remainingPoints).toBe(2);
+    } finally {
+      await Promise.all([first.close(), second.close()]);
+    }
   });
 });

@@ -11,6 +11,7 @@ export interface RedisLink {
   publish(channel: string, message: string): Promise<unknown>;
   /** Subscribes on the subscriber connection (SSUBSCRIBE in a cluster); resubscribed by node-redis after a reconnect. */
   subscribe(channel: string, listener: (message: string) => void): Promise<void>;
+  /** Connects, or rejects after `timeout` seconds (node-redis alone would retry a first connect forever). */
   connect(): Promise<void>;
   /** Closes gracefully. */
   close(): Promise<void>;
@@ -96,29 +97,70 @@ export function createRedisLink(
   { subscriber: withSubscriber = true }: { readonly subscriber?: boolean } = {},
 ): RedisLink {
   const made = createNodeRedis(options);
-  if (made.kind === 'cluster') {
-    const { cluster } = made;
-    let connected = false;
-    cluster.on('error', (error: Error) => events.error(error));
-    cluster.on('node-error', (error: Error) => events.error(error));
-    cluster.on('node-reconnecting', () => events.reconnecting());
-    cluster.on('node-ready', () => {
-      if (connected) events.ready();
-    });
-    return {
-      clusterMode: true,
-      send: (key, args) => cluster.sendCommand(key, false, [...args]),
-      publish: (channel, message) => cluster.sPublish(channel, message),
-      subscribe: (channel, listener) => cluster.sSubscribe(channel, listener),
-      async connect() {
-        await cluster.connect();
-        connected = true;
-      },
-      close: () => cluster.close(),
-      destroy: () => cluster.destroy(),
-    };
-  }
-  const { client } = made;
+  const link =
+    made.kind === 'cluster'
+      ? clusterLink(made.cluster, events)
+      : clientLink(made.client, events, withSubscriber);
+  const giveUpMs = Math.round((options.timeout ?? 5) * 1000);
+  return {
+    ...link,
+    async connect() {
+      let giveUp: NodeJS.Timeout | undefined;
+      const deadline = new Promise<never>((_, reject) => {
+        giveUp = setTimeout(
+          () => reject(new Error(`no connection to Redis within ${giveUpMs} ms`)),
+          giveUpMs,
+        );
+      });
+      const attempt = link.connect();
+      // Observed here too: once the deadline wins, the abandoned attempt's rejection must not go unhandled.
+      attempt.catch(() => {});
+      try {
+        await Promise.race([attempt, deadline]);
+      } catch (error) {
+        link.destroy();
+        throw error;
+      } finally {
+        clearTimeout(giveUp);
+      }
+    },
+  };
+}
+
+type NodeRedis = ReturnType<typeof createNodeRedis>;
+
+function clusterLink(
+  cluster: Extract<NodeRedis, { kind: 'cluster' }>['cluster'],
+  events: LinkEvents,
+): RedisLink {
+  let connected = false;
+  cluster.on('error', (error: Error) => events.error(error));
+  cluster.on('node-error', (error: Error) => events.error(error));
+  cluster.on('node-reconnecting', () => events.reconnecting());
+  cluster.on('node-ready', () => {
+    if (connected) events.ready();
+  });
+  return {
+    clusterMode: true,
+    send: (key, args) => cluster.sendCommand(key, false, [...args]),
+    publish: (channel, message) => cluster.sPublish(channel, message),
+    subscribe: (channel, listener) => cluster.sSubscribe(channel, listener),
+    async connect() {
+      await cluster.connect();
+      connected = true;
+    },
+    close: () => cluster.close(),
+    destroy: () => {
+      if (cluster.isOpen) cluster.destroy();
+    },
+  };
+}
+
+function clientLink(
+  client: Extract<NodeRedis, { kind: 'client' }>['client'],
+  events: LinkEvents,
+  withSubscriber: boolean,
+): RedisLink {
   const subscriber = client.duplicate();
   let connected = false;
   for (const each of [client, subscriber]) {
@@ -141,8 +183,9 @@ export function createRedisLink(
       await Promise.allSettled([client.close(), withSubscriber ? subscriber.close() : undefined]);
     },
     destroy() {
-      client.destroy();
-      if (withSubscriber) subscriber.destroy();
+      // destroy() throws on a client that is not open (never connected, or already closed).
+      if (client.isOpen) client.destroy();
+      if (withSubscriber && subscriber.isOpen) subscriber.destroy();
     },
   };
 }

@@ -1,0 +1,135 @@
+import { encodeMemberAdded } from '@herald/protocol-core';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { isScalingRedisError } from '../src/errors.js';
+import type { Logger } from '../src/logger.js';
+import { createRedisClusterNode, type RedisClusterNode } from '../src/redis-cluster.js';
+import { DEAD_AFTER_MS, eventually, HEARTBEAT_MS, recordingListener, sleep } from './cluster-nodes.js';
+import { type RedisProcess, startRedis } from './redis-processes.js';
+
+let redis: RedisProcess;
+const nodes: RedisClusterNode[] = [];
+
+beforeAll(async () => {
+  redis = await startRedis();
+}, 20_000);
+
+afterAll(async () => {
+  await Promise.all(nodes.map((node) => node.stop()));
+  await redis.kill();
+});
+
+const spyLogger = (): Logger & { [K in keyof Logger]: ReturnType<typeof vi.fn> } => ({
+  debug: vi.fn(),
+  info: vi.fn(),
+  warn: vi.fn(),
+  error: vi.fn(),
+});
+
+describe('the Redis adapter when Redis goes away', () => {
+  it('keeps the server running, then resubscribes and rebuilds each node share from its local state', async () => {
+    const logger = spyLogger();
+    const errors = vi.fn();
+    const resynced = vi.fn();
+    const make = (nodeId: string) => {
+      const node = createRedisClusterNode({
+        url: redis.url,
+        nodeId,
+        keyPrefix: 'outage:',
+        channel: 'outage:broadcast',
+        heartbeatMs: HEARTBEAT_MS,
+        deadAfterMs: DEAD_AFTER_MS,
+        timeout: 1,
+        logger,
+        metrics: { error: errors, resynced },
+      });
+      nodes.push(node);
+      return node;
+    };
+    const a = make('a');
+    const b = make('b');
+    const aListener = recordingListener();
+    const bListener = recordingListener();
+    await a.start(aListener);
+    await b.start(bListener);
+    const room = { appId: '1', channel: 'presence-room', maxMembers: 10 };
+    const alice = { userId: 'alice', userInfo: { name: 'Alice' } };
+    const bob = { userId: 'bob', userInfo: { name: 'Bob' } };
+    expect(await a.admitConnection('1', 10)).toBe(true);
+    expect(await b.admitConnection('1', 10)).toBe(true);
+    await a.joinPresence({ ...room, socketId: '1.1', member: alice });
+    await b.joinPresence({ ...room, socketId: '2.1', member: bob });
+    a.setLocalSubscriptions('1', 'presence-room', 1);
+    b.setLocalSubscriptions('1', 'presence-room', 1);
+    // What the server holds in memory, which the adapter writes back after the outage.
+    aListener.state = {
+      connections: [{ appId: '1', count: 2 }],
+      subscriptions: [{ appId: '1', channel: 'presence-room', count: 1 }],
+      presence: [{ appId: '1', channel: 'presence-room', socketId: '1.1', member: alice }],
+    };
+    bListener.state = {
+      connections: [{ appId: '1', count: 1 }],
+      subscriptions: [{ appId: '1', channel: 'presence-room', count: 1 }],
+      presence: [{ appId: '1', channel: 'presence-room', socketId: '2.1', member: bob }],
+    };
+    resynced.mockClear();
+
+    await redis.kill();
+    const frame = '{"event":"during","channel":"news","data":"{}"}';
+    const startedAt = Date.now();
+    for (let i = 0; i < 1000; i += 1) {
+      a.broadcast({ type: 'deliver', delivery: { appId: '1', channel: 'news', frame } });
+    }
+    a.setLocalSubscriptions('1', 'news', 1);
+    a.storeCachedEvent('1', 'cache-x', { event: 'e', data: '{}', frame: '{}' }, 1000);
+    // Failing open: a connection during the outage is let in and counted locally.
+    expect(await a.admitConnection('1', 10)).toBe(true);
+    const refused = await a
+      .joinPresence({ ...room, socketId: '1.2', member: alice })
+      .catch((error: unknown) => error);
+    expect(isScalingRedisError(refused) && refused.code).toBe('unavailable');
+    await expect(b.connectionCount('1')).rejects.toMatchObject({ code: 'unavailable' });
+    // Nothing is queued: the writes fail at once rather than waiting for Redis.
+    expect(Date.now() - startedAt).toBeLessThan(1000);
+    await sleep(3 * HEARTBEAT_MS);
+    expect(errors).toHaveBeenCalledWith('publish');
+    expect(logger.warn).toHaveBeenCalledWith(
+      expect.stringContaining('redis unavailable'),
+      expect.any(Object),
+    );
+
+    // A fresh, empty Redis on the same port: everything the cluster knew is gone.
+    await redis.restart();
+    await eventually(async () => {
+      expect(resynced).toHaveBeenCalledTimes(2);
+      expect(await b.connectionCount('1')).toBe(3);
+      expect((await a.presenceUsers('1', 'presence-room')).sort()).toEqual(['alice', 'bob']);
+      expect(await a.channel('1', 'presence-room')).toEqual({ subscriptionCount: 2, userCount: 2 });
+      expect(await b.channel('1', 'news')).toEqual({ subscriptionCount: 1 });
+    }, 5000);
+    // Each re-join made its user new again in the empty Redis: the other node hears member_added.
+    await eventually(() => {
+      expect(bListener.deliveries).toContainEqual({
+        appId: '1',
+        channel: 'presence-room',
+        frame: encodeMemberAdded('presence-room', 'alice', { name: 'Alice' }),
+      });
+      expect(aListener.deliveries).toContainEqual({
+        appId: '1',
+        channel: 'presence-room',
+        frame: encodeMemberAdded('presence-room', 'bob', { name: 'Bob' }),
+      });
+    });
+    expect(bListener.deliveries.filter((delivery) => delivery.channel === 'news')).toEqual([]);
+    const after = '{"event":"after","channel":"news","data":"{}"}';
+    await eventually(() => {
+      a.broadcast({ type: 'deliver', delivery: { appId: '1', channel: 'news', frame: after } });
+      expect(bListener.deliveries.some((delivery) => delivery.frame === after)).toBe(true);
+    });
+    expect(logger.info).toHaveBeenCalledWith('redis available again', expect.any(Object));
+  }, 20_000);
+
+  it('rejects start when Redis cannot be reached', async () => {
+    const node = createRedisClusterNode({ url: 'redis://127.0.0.1:1', timeout: 0.2 });
+    await expect(node.start(recordingListener())).rejects.toMatchObject({ code: 'unavailable' });
+  });
+});
