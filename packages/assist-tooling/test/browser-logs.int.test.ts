@@ -1,24 +1,18 @@
-import { symlinkSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { pathToFileURL } from 'node:url';
 import { serve } from '@hono/node-server';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { Hono } from 'hono';
 import { type Browser, chromium } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { assistHono } from '../src/browser-middleware.js';
-import { cleanFixtures, copyFixture } from './helpers.js';
-
-const CLI = fileURLToPath(new URL('../dist/cli.js', import.meta.url));
-const OWN_MODULES = fileURLToPath(new URL('../node_modules', import.meta.url));
+import { cleanFixtures, copyFixtureApp, startAssistMcp } from './helpers.js';
 
 let root: string;
 let base: string;
 let close: () => void;
 let browser: Browser;
-let client: Client;
+let mcp: Awaited<ReturnType<typeof startAssistMcp>>;
 
 /** The fixture app with the assist middleware in front, as a developer wires it in development. */
 async function appFor(development: boolean): Promise<Hono> {
@@ -36,9 +30,7 @@ async function appFor(development: boolean): Promise<Hono> {
 }
 
 async function browserEntries(): Promise<{ level: string; message: string; stack?: string; url?: string }[]> {
-  const result = await client.callTool({ name: 'browser-logs', arguments: { entries: 10 } });
-  const [content] = result.content as { text: string }[];
-  return JSON.parse(content?.text ?? '{}').entries;
+  return JSON.parse((await mcp.call('browser-logs', { entries: 10 })).text).entries;
 }
 
 async function waitForEntries(count: number) {
@@ -51,8 +43,7 @@ async function waitForEntries(count: number) {
 }
 
 beforeAll(async () => {
-  root = copyFixture('mcp-app');
-  symlinkSync(OWN_MODULES, join(root, 'node_modules'), 'dir');
+  root = copyFixtureApp('mcp-app');
   const app = await appFor(true);
   const server = serve({ fetch: app.fetch, hostname: '127.0.0.1', port: 0 });
   await new Promise((resolve) => server.once('listening', resolve));
@@ -62,14 +53,11 @@ beforeAll(async () => {
     executablePath: '/usr/bin/chromium',
     args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'],
   });
-  client = new Client({ name: 'test', version: '1.0.0' });
-  await client.connect(
-    new StdioClientTransport({ command: process.execPath, args: [CLI, 'mcp', '--cwd', root] }),
-  );
+  mcp = await startAssistMcp(root);
 }, 30_000);
 
 afterAll(async () => {
-  await client?.close();
+  await mcp?.client.close();
   await browser?.close();
   close?.();
   cleanFixtures();

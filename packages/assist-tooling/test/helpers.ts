@@ -1,7 +1,9 @@
-import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { main } from '../src/main.js';
 
 const FIXTURES = fileURLToPath(new URL('./fixtures/', import.meta.url));
@@ -73,4 +75,39 @@ export function read(root: string, path: string): string {
 
 export function write(root: string, path: string, content: string): void {
   writeFileSync(join(root, path), content);
+}
+
+const CLI = fileURLToPath(new URL('../dist/cli.js', import.meta.url));
+const OWN_MODULES = fileURLToPath(new URL('../node_modules', import.meta.url));
+
+/** Copies a fixture app whose imports (hono, pino, pg, PGlite…) resolve from this package's dependencies. */
+export function copyFixtureApp(name: string): string {
+  const root = copyFixture(name);
+  symlinkSync(OWN_MODULES, join(root, 'node_modules'), 'dir');
+  return root;
+}
+
+/** A tool answer: its text and whether the tool reported an error. */
+export interface ToolAnswer {
+  text: string;
+  isError: boolean;
+}
+
+/** Starts `assist mcp` (the built CLI) in a project and connects the MCP SDK's client over stdio. */
+export async function startAssistMcp(root: string): Promise<{
+  client: Client;
+  call(name: string, args?: Record<string, unknown>): Promise<ToolAnswer>;
+}> {
+  const client = new Client({ name: 'test', version: '1.0.0' });
+  await client.connect(
+    new StdioClientTransport({ command: process.execPath, args: [CLI, 'mcp', '--cwd', root] }),
+  );
+  return {
+    client,
+    async call(name, args = {}) {
+      const result = await client.callTool({ name, arguments: args });
+      const [content] = result.content as { type: string; text: string }[];
+      return { text: content?.text ?? '', isError: result.isError === true };
+    },
+  };
 }

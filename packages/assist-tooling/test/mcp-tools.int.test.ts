@@ -1,31 +1,18 @@
-import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { PGlite } from '@electric-sql/pglite';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cleanFixtures, copyFixture } from './helpers.js';
+import { cleanFixtures, copyFixtureApp, startAssistMcp } from './helpers.js';
 
-const CLI = fileURLToPath(new URL('../dist/cli.js', import.meta.url));
-const OWN_MODULES = fileURLToPath(new URL('../node_modules', import.meta.url));
 const SCHEMA = `assist_mcp_${process.pid}_${Date.now()}`;
 const PG_URL = 'postgres://postgres@127.0.0.1:5432/test';
 
 let root: string;
-let client: Client;
+let mcp: Awaited<ReturnType<typeof startAssistMcp>>;
 const admin = new pg.Client({ connectionString: PG_URL });
 
-/** Calls a tool and returns its text and whether it failed. */
-async function call(
-  name: string,
-  args: Record<string, unknown> = {},
-): Promise<{ text: string; isError: boolean }> {
-  const result = await client.callTool({ name, arguments: args });
-  const [content] = result.content as { type: string; text: string }[];
-  return { text: content?.text ?? '', isError: result.isError === true };
-}
+const call = (name: string, args: Record<string, unknown> = {}) => mcp.call(name, args);
 
 // biome-ignore lint/suspicious/noExplicitAny: tool answers are JSON, read field by field in the assertions.
 async function json(name: string, args: Record<string, unknown> = {}): Promise<Record<string, any>> {
@@ -35,9 +22,7 @@ async function json(name: string, args: Record<string, unknown> = {}): Promise<R
 }
 
 beforeAll(async () => {
-  root = copyFixture('mcp-app');
-  // The fixture's imports (hono, pino, pg, PGlite) resolve from this package's own dependencies.
-  symlinkSync(OWN_MODULES, join(root, 'node_modules'), 'dir');
+  root = copyFixtureApp('mcp-app');
   await admin.connect();
   await admin.query(`create schema ${SCHEMA}`);
   await admin.query(`
@@ -57,14 +42,11 @@ beforeAll(async () => {
     join(root, '.env'),
     `DATABASE_URL=${url}\nAPP_URL=http://localhost:4123\nAPI_SECRET=s3cr3t-value\nMAIL_FROM=team@example.com\n`,
   );
-  client = new Client({ name: 'test', version: '1.0.0' });
-  await client.connect(
-    new StdioClientTransport({ command: process.execPath, args: [CLI, 'mcp', '--cwd', root] }),
-  );
+  mcp = await startAssistMcp(root);
 }, 30_000);
 
 afterAll(async () => {
-  await client?.close();
+  await mcp?.client.close();
   await admin.query(`drop schema if exists ${SCHEMA} cascade`);
   await admin.end();
   cleanFixtures();
@@ -72,7 +54,7 @@ afterAll(async () => {
 
 describe('assist mcp tools (over stdio, in a hono fixture app)', () => {
   it('lists every tool, read-only ones annotated so, execute only because the config turns it on', async () => {
-    const { tools } = await client.listTools();
+    const { tools } = await mcp.client.listTools();
     expect(tools.map((tool) => tool.name)).toEqual([
       'application-info',
       'browser-logs',
