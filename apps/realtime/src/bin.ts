@@ -2,10 +2,11 @@
 import { parseArgs } from 'node:util';
 import { SLOW_UWS_WARNING } from '@herald/realtime-server';
 import type { RealtimeConfig } from './config-schema.js';
+import { registerServer, runningServers } from './control.js';
 import { DEMO_SECRET } from './defaults.js';
 import { loadConfig } from './load-config.js';
 import { createLogger, scoped } from './logger.js';
-import { startRealtime } from './start.js';
+import { requestClusterRestart, startRealtime } from './start.js';
 
 const USAGE = `Usage: realtime <command> [options]
 
@@ -15,6 +16,9 @@ Commands:
     --port <port>     Port to bind (overrides the config; 0 picks a free port)
     --config <file>   Config file (default: realtime.config.{json,js,mjs,ts} in the working directory)
     --debug           Log at debug level
+  restart_server    Close every socket with 4200 and start fresh with the config re-read, on every
+                    node of the cluster (through Redis) or on every server running on this machine
+    --config <file>   Config file (to find the Redis of the cluster)
   help              Show this help`;
 
 function fail(lines: readonly string[], source: string): never {
@@ -60,11 +64,8 @@ async function server(argv: string[]): Promise<void> {
     if (!Number.isInteger(port) || port < 0 || port > 65535)
       fail([`--port: "${values.port}" is not a port number`], 'command line');
   }
-  const loaded = await loadConfig({
-    cwd: process.cwd(),
-    env: process.env,
-    cli: { host: values.host, port, config: values.config, debug: values.debug },
-  });
+  const cli = { host: values.host, port, config: values.config, debug: values.debug };
+  const loaded = await loadConfig({ cwd: process.cwd(), env: process.env, cli });
   if (!loaded.ok) fail(loaded.problems, loaded.source);
   const { config } = loaded;
   const { logger: root, flush } = createLogger({
@@ -78,22 +79,49 @@ async function server(argv: string[]): Promise<void> {
   const logger = scoped(root, 'command.server');
   // Signals are handled from the start, so a SIGTERM during start-up still shuts down cleanly.
   let running: Awaited<ReturnType<typeof startRealtime>> | undefined;
+  let unregister = () => {};
   let stopping = false;
+  let restarting = false;
   const stop = (signal: string) => {
     if (stopping) return;
     stopping = true;
     logger.info('shutting down', { signal });
+    unregister();
     void (running?.close() ?? Promise.resolve()).then(() => {
       flush();
       // Give the close frames a moment to leave before the process ends.
       setTimeout(() => process.exit(0), 200).unref();
     });
   };
+
+  // A restart closes every socket with 4200 (clients reconnect at once) and starts fresh with the config re-read;
+  // a config that no longer loads keeps the running server as it is.
+  const restart = async () => {
+    if (stopping || restarting || !running) return;
+    restarting = true;
+    try {
+      const reloaded = await loadConfig({ cwd: process.cwd(), env: process.env, cli });
+      if (!reloaded.ok) {
+        logger.error('restart refused: the config does not load', { problems: reloaded.problems });
+        return;
+      }
+      logger.info('restarting', { scope: 'socket.server.restart', source: reloaded.source });
+      const pending = running.reload(reloaded.config);
+      for (const warning of pending) logger.warn(warning, { scope: 'socket.server.restart' });
+      printBanner(reloaded.config, running.port, reloaded.source);
+    } catch (error) {
+      logger.error('restart failed', { error });
+      process.exit(1);
+    } finally {
+      restarting = false;
+    }
+  };
   process.on('SIGTERM', () => stop('SIGTERM'));
   process.on('SIGINT', () => stop('SIGINT'));
+  process.on('SIGHUP', () => void restart());
 
   try {
-    running = await startRealtime(config, root);
+    running = await startRealtime(config, root, { onRestart: () => void restart() });
   } catch (error) {
     console.error(`realtime: ${(error as Error).message}`);
     process.exit(1);
@@ -102,6 +130,7 @@ async function server(argv: string[]): Promise<void> {
     await running.close();
     return;
   }
+  unregister = registerServer({ pid: process.pid, port: running.port, cwd: process.cwd() });
   if (!running.server.native) {
     console.error(`\n!!! WARNING: ${SLOW_UWS_WARNING}\n`);
     logger.warn(SLOW_UWS_WARNING);
@@ -114,11 +143,33 @@ async function server(argv: string[]): Promise<void> {
   });
 }
 
+async function restartServer(argv: string[]): Promise<void> {
+  const { values } = parseArgs({ args: argv, options: { config: { type: 'string' } }, strict: true });
+  const loaded = await loadConfig({ cwd: process.cwd(), env: process.env, cli: { config: values.config } });
+  if (!loaded.ok) fail(loaded.problems, loaded.source);
+  if (loaded.config.scaling.enabled) {
+    await requestClusterRestart(loaded.config);
+    console.log('Asked every node of the cluster to restart (through Redis).');
+    return;
+  }
+  const servers = runningServers();
+  if (servers.length === 0) {
+    console.error('realtime: no running Herald server found on this machine');
+    process.exit(1);
+  }
+  for (const entry of servers) {
+    process.kill(entry.pid, 'SIGHUP');
+    console.log(`Asked the server on port ${entry.port} (pid ${entry.pid}) to restart.`);
+  }
+}
+
 async function main(): Promise<void> {
   const [command, ...rest] = process.argv.slice(2);
   switch (command) {
     case 'server':
       return server(rest);
+    case 'restart_server':
+      return restartServer(rest);
     case undefined:
     case 'help':
     case '--help':

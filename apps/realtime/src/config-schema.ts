@@ -89,7 +89,17 @@ export const configSchema = z
     scaling: z
       .object({
         enabled: z.boolean().default(false),
-        channel: z.string().min(1).default('herald:broadcast'),
+        /** The pub/sub channel, under `prefix`: 'herald:broadcast' by default. */
+        channel: z.string().min(1).default('broadcast'),
+        /** Prepended to every Redis key, so several deployments can share one Redis. */
+        prefix: z.string().default('herald:'),
+        /** This node's id; random when absent. */
+        node_id: z.string().min(1).optional(),
+        heartbeat_ms: z.number().int().positive().default(2000),
+        dead_after_ms: z.number().int().positive().optional(),
+        cluster_mode: z.boolean().default(false),
+        /** Redis Cluster nodes to discover the cluster from (`host:port`). */
+        nodes: z.array(z.string().min(1)).optional(),
         server: redisServerSchema.prefault({}),
       })
       .strict()
@@ -121,6 +131,7 @@ export const configSchema = z
             port: z.number().int().default(6379),
             password: z.string().optional(),
             database: z.number().int().min(0).default(0),
+            url: z.string().min(1).optional(),
             cluster_mode: z.boolean().default(false),
           })
           .strict()

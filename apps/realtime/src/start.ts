@@ -5,6 +5,12 @@ import {
   type RealtimeApp,
   type RealtimeServer,
 } from '@herald/realtime-server';
+import {
+  createRedisCluster,
+  publishRestart,
+  type RedisServerOptions,
+  redisRateLimitStore,
+} from '@herald/scaling-redis';
 import type { ApplicationConfig, RealtimeConfig, ServerConfig } from './config-schema.js';
 import { scoped } from './logger.js';
 
@@ -75,19 +81,77 @@ export function backendOf(server: RealtimeServer): RealtimeBackend {
   };
 }
 
+/** The Redis the cluster's nodes share, from `scaling.*`. */
+function scalingRedis(config: RealtimeConfig): RedisServerOptions & { channel: string } {
+  const { scaling } = config;
+  const server = scaling.server;
+  return {
+    ...(server.url ? { url: server.url } : { host: server.host, port: server.port }),
+    username: server.username,
+    password: server.password,
+    database: server.database,
+    timeout: server.timeout,
+    clusterMode: scaling.cluster_mode,
+    ...(scaling.nodes
+      ? { rootNodes: scaling.nodes.map((node) => (node.includes('://') ? node : `redis://${node}`)) }
+      : {}),
+    channel: `${scaling.prefix}${scaling.channel}`,
+  };
+}
+
+/** Asks every node of the cluster to restart, through the Redis in `scaling.*` (`realtime restart_server`). */
+export async function requestClusterRestart(config: RealtimeConfig): Promise<number> {
+  return publishRestart(scalingRedis(config));
+}
+
 /** A running real-time server with its REST API. */
 export interface RunningRealtime {
   readonly server: RealtimeServer;
   readonly port: number;
   readonly settings: ServerConfig;
+  /**
+   * Restarts in place with a re-read config: every socket closes with 4200 and the apps, limits and REST API
+   * are rebuilt on the same listening socket. Returns what could not change without a process restart.
+   */
+  reload(next: RealtimeConfig): string[];
   close(): Promise<void>;
 }
 
 /** Builds the server named by `config.default`, wires the REST API into it and starts listening. */
-export async function startRealtime(config: RealtimeConfig, logger: Logger): Promise<RunningRealtime> {
+export async function startRealtime(
+  config: RealtimeConfig,
+  logger: Logger,
+  hooks: { onRestart?: () => void } = {},
+): Promise<RunningRealtime> {
   const settings = config.servers[config.default] as ServerConfig;
   const tls = settings.options.tls;
+  const scaling = config.scaling;
+  const cluster = scaling.enabled
+    ? createRedisCluster({
+        ...scalingRedis(config),
+        keyPrefix: scaling.prefix,
+        heartbeatMs: scaling.heartbeat_ms,
+        ...(scaling.dead_after_ms ? { deadAfterMs: scaling.dead_after_ms } : {}),
+        ...(scaling.node_id ? { nodeId: scaling.node_id } : {}),
+        logger: scoped(logger, 'socket.server.redis'),
+      })
+    : undefined;
+  const limits = config.rate_limiter;
+  const sharedLimits =
+    limits.enabled && limits.driver === 'redis'
+      ? redisRateLimitStore({
+          ...(limits.redis.url
+            ? { url: limits.redis.url }
+            : { host: limits.redis.host, port: limits.redis.port }),
+          password: limits.redis.password,
+          database: limits.redis.database,
+          clusterMode: limits.redis.cluster_mode,
+          keyPrefix: `${scaling.prefix}rl:`,
+          logger: scoped(logger, 'socket.server.redis'),
+        })
+      : undefined;
   const server = createRealtimeServer({
+    ...(cluster ? { cluster } : {}),
     apps: config.applications.map((app) => toRealtimeApp(app, config.rate_limiter)),
     host: settings.host,
     port: settings.port,
@@ -106,23 +170,51 @@ export async function startRealtime(config: RealtimeConfig, logger: Logger): Pro
       : {}),
     logger: scoped(logger, 'socket.server'),
     httpHandler: (request) => api.fetch(request),
+    ...(hooks.onRestart ? { onRestart: hooks.onRestart } : {}),
   });
-  const limits = config.rate_limiter;
-  const api = createHttpApi({
-    apps: config.applications.map(toApiApp),
-    backend: backendOf(server),
-    path: settings.path,
-    maxRequestSize: settings.max_request_size,
-    logger: scoped(logger, 'http.api'),
-    ...(limits.enabled
-      ? {
-          rateLimits: {
-            maxBackendEventsPerSecond: limits.default_limits.max_backend_events_per_second,
-            maxReadRequestsPerSecond: limits.default_limits.max_read_requests_per_second,
-          },
-        }
-      : {}),
-  });
+  const buildApi = (next: RealtimeConfig) => {
+    const nextLimits = next.rate_limiter;
+    return createHttpApi({
+      apps: next.applications.map(toApiApp),
+      backend: backendOf(server),
+      path: settings.path,
+      maxRequestSize: settings.max_request_size,
+      logger: scoped(logger, 'http.api'),
+      ...(nextLimits.enabled
+        ? {
+            rateLimits: {
+              maxBackendEventsPerSecond: nextLimits.default_limits.max_backend_events_per_second,
+              maxReadRequestsPerSecond: nextLimits.default_limits.max_read_requests_per_second,
+              ...(sharedLimits ? { store: sharedLimits } : {}),
+            },
+          }
+        : {}),
+    });
+  };
+  let api = buildApi(config);
   const port = await server.listen();
-  return { server, port, settings, close: () => server.close() };
+  return {
+    server,
+    port,
+    settings,
+    reload(next) {
+      const nextSettings = next.servers[next.default] as ServerConfig;
+      const kept = (['host', 'port', 'path', 'options'] as const).filter(
+        (key) =>
+          JSON.stringify(nextSettings[key]) !== JSON.stringify(settings[key]) &&
+          !(key === 'port' && nextSettings.port === 0),
+      );
+      const keptScaling = JSON.stringify(next.scaling) !== JSON.stringify(config.scaling);
+      api = buildApi(next);
+      server.reload({ apps: next.applications.map((app) => toRealtimeApp(app, next.rate_limiter)) });
+      return [
+        ...kept.map((key) => `servers.${next.default}.${key} changed: it applies at the next process start`),
+        ...(keptScaling ? ['scaling changed: it applies at the next process start'] : []),
+      ];
+    },
+    close: async () => {
+      await server.close();
+      await sharedLimits?.close();
+    },
+  };
 }

@@ -259,3 +259,47 @@ describe('realtime server logging', () => {
     expect(readFileSync(join(cwd, 'logs', 'herald.log'), 'utf8')).not.toContain('super-secret-value');
   });
 });
+
+describe('realtime restart_server without scaling', () => {
+  it('makes a running server close its sockets with 4200 and serve the re-read config on the same port', async () => {
+    const cwd = mkdtempSync(join(tmpdir(), 'herald-restart-'));
+    const control = mkdtempSync(join(tmpdir(), 'herald-control-'));
+    const file = join(cwd, 'realtime.config.json');
+    writeFileSync(
+      file,
+      JSON.stringify({ applications: [{ id: 'a', key: 'old-key', secret: 's', name: 'Before' }] }),
+    );
+    const bin = await start([], { cwd, env: { REALTIME_CONTROL_DIR: control } });
+    const socket = new WebSocket(`ws://127.0.0.1:${bin.port}/app/old-key?protocol=7`);
+    const closed = new Promise<number>((resolve) => socket.on('close', (code) => resolve(code)));
+    await new Promise((resolve) => socket.once('message', resolve));
+
+    writeFileSync(
+      file,
+      JSON.stringify({ applications: [{ id: 'a', key: 'new-key', secret: 's', name: 'After' }] }),
+    );
+    const result = await runBin(['restart_server'], { cwd, env: { REALTIME_CONTROL_DIR: control } });
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain(`port ${bin.port}`);
+    expect(await closed).toBe(4200);
+    for (let i = 0; i < 100 && !bin.stdout.includes('App "After"'); i++) await sleep(20);
+    expect(bin.stdout).toContain('App "After"');
+
+    const fresh = new WebSocket(`ws://127.0.0.1:${bin.port}/app/new-key?protocol=7`);
+    const first = await new Promise<string>((resolve) =>
+      fresh.once('message', (data) => resolve(data.toString())),
+    );
+    expect(JSON.parse(first).event).toBe('pusher:connection_established');
+    fresh.close();
+  });
+
+  it('says so when no server is running', async () => {
+    const control = mkdtempSync(join(tmpdir(), 'herald-control-'));
+    const result = await runBin(['restart_server'], {
+      cwd: mkdtempSync(join(tmpdir(), 'herald-rt-')),
+      env: { REALTIME_CONTROL_DIR: control },
+    });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain('no running Herald server');
+  });
+});

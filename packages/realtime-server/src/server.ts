@@ -199,6 +199,11 @@ export interface RealtimeServer {
   connectionCount(appId: string): Promise<number>;
   /** Closes every socket with 4200 so clients reconnect at once, and keeps serving. */
   dropConnections(message?: string): void;
+  /**
+   * Restarts in place: closes every socket with 4200, forgets all channel state and serves the given apps (and
+   * HTTP handler) from now on, on the same listening socket. Address, path and TLS stay as they are.
+   */
+  reload(next: { readonly apps: readonly RealtimeApp[]; readonly httpHandler?: FetchHandler }): void;
 }
 
 const NO_CHANNELS: ReadonlySet<string> = new Set();
@@ -235,12 +240,21 @@ export function createRealtimeServer(options: RealtimeServerOptions): RealtimeSe
     });
   const reportListenerError = (error: unknown) => logger.error('application event listener threw', { error });
 
-  options.apps.forEach((raw, index) => {
+  // Apps are (re)loaded as a generation: topics carry it, so a reload never mixes old and new subscribers.
+  let generation = 0;
+  function loadApps(apps: readonly RealtimeApp[]): void {
+    generation += 1;
+    appsByKey.clear();
+    appsById.clear();
+    apps.forEach((raw, index) => addApp(raw, index));
+  }
+
+  function addApp(raw: RealtimeApp, index: number): void {
     const config = resolveApp(raw, fallbacks);
     const label = { app_id: config.id };
     const state: AppState = {
       config,
-      topicPrefix: `${index}:`,
+      topicPrefix: `${generation}.${index}:`,
       sockets: new Set(),
       channels: new Map(),
       cache: new Map(),
@@ -259,7 +273,8 @@ export function createRealtimeServer(options: RealtimeServerOptions): RealtimeSe
     };
     appsByKey.set(config.key, state);
     appsById.set(config.id, state);
-  });
+  }
+  loadApps(options.apps);
 
   const maxMessageSize = Math.max(10_000, ...[...appsById.values()].map((app) => app.config.maxMessageSize));
   let uwsApp: TemplatedApp;
@@ -961,7 +976,7 @@ export function createRealtimeServer(options: RealtimeServerOptions): RealtimeSe
     }),
   });
 
-  const httpHandler: FetchHandler =
+  let httpHandler: FetchHandler =
     options.httpHandler ??
     (() =>
       new Response('{"error":"Not found"}', {
@@ -970,7 +985,7 @@ export function createRealtimeServer(options: RealtimeServerOptions): RealtimeSe
       }));
   uwsApp.any('/*', (res, req) =>
     handleWithFetch(res, req, {
-      handler: httpHandler,
+      handler: (request) => httpHandler(request),
       maxBodyBytes: options.maxRequestSize ?? 10_000,
       scheme: options.tls ? 'https' : 'http',
       onError: (error) => logger.error('HTTP handler failed', { error }),
@@ -1059,6 +1074,14 @@ export function createRealtimeServer(options: RealtimeServerOptions): RealtimeSe
     return { connections, subscriptions, presence };
   }
 
+  function startSweep(): void {
+    if (sweepTimer) clearInterval(sweepTimer);
+    const intervals = [...appsById.values()].map((app) => app.config.pingInterval);
+    const every = Math.max(250, Math.min(fallbacks.pingInterval, ...intervals) * 1000);
+    sweepTimer = setInterval(guard('sweep', sweep), every);
+    sweepTimer.unref();
+  }
+
   const clusterListener: ClusterListener = {
     deliver: guard('cluster delivery', (delivery: ClusterDelivery) => {
       const app = appsById.get(delivery.appId);
@@ -1103,10 +1126,7 @@ export function createRealtimeServer(options: RealtimeServerOptions): RealtimeSe
           boundPort = uws.us_socket_local_port(
             socket as unknown as Parameters<typeof uws.us_socket_local_port>[0],
           );
-          const intervals = [...appsById.values()].map((app) => app.config.pingInterval);
-          const every = Math.max(250, Math.min(fallbacks.pingInterval, ...intervals) * 1000);
-          sweepTimer = setInterval(guard('sweep', sweep), every);
-          sweepTimer.unref();
+          startSweep();
           logger.info('listening', { host, port: boundPort, native, nodeId: cluster?.nodeId });
           resolve(boundPort);
         });
@@ -1126,6 +1146,14 @@ export function createRealtimeServer(options: RealtimeServerOptions): RealtimeSe
 
     dropConnections(message = 'Server is restarting') {
       dropConnections(message);
+    },
+
+    reload(next) {
+      dropConnections('Server is restarting');
+      loadApps(next.apps);
+      if (next.httpHandler) httpHandler = next.httpHandler;
+      if (listenSocket) startSweep();
+      logger.info('reloaded', { scope: 'socket.server.restart', apps: next.apps.length });
     },
 
     findApp(appId) {

@@ -1,0 +1,102 @@
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+/** A free TCP port on loopback. */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() =>
+        typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port')),
+      );
+    });
+  });
+}
+
+/** A redis-server this test started itself (never the machine's shared one). */
+export interface RedisProcess {
+  readonly port: number;
+  stop(): Promise<void>;
+  /** Starts it again on the same port after a stop. */
+  restart(): Promise<void>;
+}
+
+async function waitForPing(port: number, timeoutMs = 5000): Promise<void> {
+  const until = Date.now() + timeoutMs;
+  while (Date.now() < until) {
+    const ping = spawnSync('redis-cli', ['-p', String(port), 'ping'], { encoding: 'utf8' });
+    if (ping.stdout.trim() === 'PONG') return;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  throw new Error(`redis-server on ${port} did not answer`);
+}
+
+function launch(port: number, extra: string[] = [], cwd?: string): ChildProcess {
+  return spawn(
+    'redis-server',
+    ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', ...extra],
+    {
+      stdio: 'ignore',
+      cwd,
+    },
+  );
+}
+
+async function kill(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null) return;
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  child.kill('SIGKILL');
+  await exited;
+}
+
+/** Starts a standalone redis-server on a free port. */
+export async function startRedis(): Promise<RedisProcess> {
+  const port = await freePort();
+  let child = launch(port);
+  await waitForPing(port);
+  return {
+    port,
+    stop: () => kill(child),
+    restart: async () => {
+      child = launch(port);
+      await waitForPing(port);
+    },
+  };
+}
+
+/** Starts three redis-server masters and joins them into a Redis Cluster. */
+export async function startRedisCluster(): Promise<{ ports: number[]; stop: () => Promise<void> }> {
+  const dir = mkdtempSync(join(tmpdir(), 'herald-redis-cluster-'));
+  const ports = [await freePort(), await freePort(), await freePort()];
+  const children = ports.map((port) =>
+    launch(port, ['--cluster-enabled', 'yes', '--cluster-config-file', join(dir, `nodes-${port}.conf`)], dir),
+  );
+  for (const port of ports) await waitForPing(port);
+  const created = spawnSync(
+    'redis-cli',
+    [
+      '--cluster',
+      'create',
+      ...ports.map((port) => `127.0.0.1:${port}`),
+      '--cluster-replicas',
+      '0',
+      '--cluster-yes',
+    ],
+    { encoding: 'utf8' },
+  );
+  if (created.status !== 0) throw new Error(`cluster create failed: ${created.stdout}${created.stderr}`);
+  const until = Date.now() + 10_000;
+  for (;;) {
+    const info = ports.map(
+      (port) => spawnSync('redis-cli', ['-p', String(port), 'cluster', 'info'], { encoding: 'utf8' }).stdout,
+    );
+    if (info.every((text) => text.includes('cluster_state:ok'))) break;
+    if (Date.now() > until) throw new Error('Redis Cluster did not become ready');
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  return { ports, stop: async () => void (await Promise.all(children.map(kill))) };
+}
