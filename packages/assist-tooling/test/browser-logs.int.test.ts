@@ -1,3 +1,4 @@
+import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -5,7 +6,8 @@ import { serve } from '@hono/node-server';
 import { Hono } from 'hono';
 import { type Browser, chromium } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { assistHono } from '../src/browser-middleware.js';
+import { readBrowserEntries } from '../src/browser-logs.js';
+import { assistExpress, assistHono } from '../src/browser-middleware.js';
 import { cleanFixtures, copyFixtureApp, startAssistMcp } from './helpers.js';
 
 let root: string;
@@ -112,5 +114,41 @@ describe('browser logs', () => {
     expect((await fetch(`${base}/_assist/browser-logs`, { method: 'POST', body: 'not json' })).status).toBe(
       400,
     );
+  });
+});
+
+describe('assistExpress', () => {
+  it('serves the route and injects the watcher with the nonce into HTML a (req, res, next) server sends', async () => {
+    const middleware = assistExpress({ root, development: true });
+    const server = createServer((req, res) =>
+      middleware(req, res, () => {
+        res.setHeader('content-type', 'text/html; charset=utf-8');
+        res.setHeader('content-security-policy', "script-src 'nonce-n0nc3'");
+        res.write('<html><head><title>x</title></head>');
+        res.end('<body>hello</body></html>');
+      }),
+    );
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    try {
+      const page = await fetch(`${url}/`);
+      const html = await page.text();
+      expect(html).toMatch(/^<html><head><title>x<\/title><script data-assist-watcher nonce="n0nc3">/);
+      expect(html.endsWith('</head><body>hello</body></html>')).toBe(true);
+      expect(Number(page.headers.get('content-length'))).toBe(Buffer.byteLength(html));
+      const batch = { logs: [{ level: 'info', args: ['from express', { n: 1 }], url: `${url}/` }] };
+      const post = await fetch(`${url}/_assist/browser-logs`, {
+        method: 'POST',
+        headers: { 'content-type': 'text/plain' },
+        body: JSON.stringify(batch),
+      });
+      expect(post.status).toBe(204);
+      expect(readBrowserEntries(root).at(-1)).toMatchObject({
+        level: 'info',
+        message: 'from express {"n":1}',
+      });
+    } finally {
+      server.close();
+    }
   });
 });

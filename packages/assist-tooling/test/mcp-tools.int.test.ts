@@ -1,4 +1,4 @@
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import pg from 'pg';
@@ -180,6 +180,7 @@ describe('assist mcp tools (over stdio, in a hono fixture app)', () => {
     expect(answer).toMatchObject({ isError: true });
     expect(answer.text).toContain('Stopped after 1 s');
     expect(Date.now() - started).toBeLessThan(5000);
+    expect(readdirSync(root).filter((name) => name.startsWith('.assist-execute-'))).toEqual([]);
   });
 
   it('database-connections finds DATABASE_URL and the Drizzle PGlite config, without passwords', async () => {

@@ -7,7 +7,7 @@ import { Server } from 'node:net';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { formatWithOptions, inspect } from 'node:util';
-import type { ChildTask } from './child.js';
+import { type ChildTask, executeFile } from './child.js';
 import { queryDatabase, readDatabaseSchema } from './database-engines.js';
 import { listAppRoutes } from './routes-in-app.js';
 
@@ -105,7 +105,7 @@ async function execute(root: string, code: string): Promise<{ result: string; lo
   }
   if (!parses(body)) throw new Error('The code does not parse as TypeScript.');
   // A real file in the project so relative imports resolve as they do in the app.
-  const file = join(root, `.assist-execute-${process.pid}.ts`);
+  const file = executeFile(root, process.pid);
   writeFileSync(file, `${imports.join('\n')}\nexport default async function run() {\n${body}\n}\n`);
   try {
     const fn = (await jiti.import(file, { default: true })) as () => Promise<unknown>;

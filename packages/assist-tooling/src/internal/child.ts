@@ -1,4 +1,6 @@
 import { spawn } from 'node:child_process';
+import { rmSync } from 'node:fs';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { DatabaseConnection } from '../database-connections.js';
 import type { QueryOptions } from './database-engines.js';
@@ -14,6 +16,11 @@ export type ChildTask =
 export type ChildOutcome<T> =
   | { ok: true; value: T; logs: string[] }
   | { ok: false; error: string; logs: string[]; timedOut?: boolean };
+
+/** The file an `execute` snippet is written to: in the project, so its relative imports resolve as the app's. */
+export function executeFile(root: string, pid: number | undefined): string {
+  return join(root, `.assist-execute-${pid ?? 0}.ts`);
+}
 
 const RUNNER = fileURLToPath(new URL('./child-runner.js', import.meta.url));
 const MAX_STDIO = 8_000;
@@ -41,6 +48,8 @@ export function runInChild<T>(task: ChildTask, timeoutMs: number): Promise<Child
       settled = true;
       clearTimeout(timer);
       if (child.exitCode === null) child.kill('SIGKILL');
+      // A child killed mid-run cannot remove its own snippet file.
+      if (task.kind === 'execute') rmSync(executeFile(task.root, child.pid), { force: true });
       const extra = output.trim() === '' ? [] : [output.trim().slice(0, MAX_STDIO)];
       resolve({ ...outcome, logs: [...outcome.logs, ...extra] });
     };
