@@ -28,8 +28,9 @@ function join(ws, channel, channelData) {
   if (existing) existing.sockets++;
   else members.set(userId, { info: member.user_info, sockets: 1 });
   ws.getUserData().members.set(channel, userId);
-  if (!existing) ws.publish(channel, frame('pusher_internal:member_added', channel, JSON.stringify(member)));
+  // uWS only publishes from a socket that has a subscription, so subscribe first (publish excludes the sender).
   ws.subscribe(channel);
+  if (!existing) ws.publish(channel, frame('pusher_internal:member_added', channel, JSON.stringify(member)));
   const hash = {};
   for (const [id, value] of members) hash[id] = value.info ?? null;
   const roster = { presence: { count: members.size, ids: [...members.keys()], hash } };

@@ -85,7 +85,12 @@ export class LoadPool {
     );
   }
 
-  start() {
+  /**
+   * Resets every process's counters first and only then starts traffic, so no frame caused by one process's
+   * traffic reaches another before that one has reset.
+   */
+  async start() {
+    await this.all(() => ({ type: 'reset' }), 'reset');
     this.progress.fill(0);
     for (const child of this.children) child.send({ type: 'start' });
   }

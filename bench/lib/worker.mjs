@@ -12,6 +12,7 @@ import WebSocket from 'ws';
 import { Histogram, nowMicros } from './histogram.mjs';
 
 const AT = 64; // '@'
+const EVENT = /"event":"([^"]+)"/;
 let config;
 let sockets = [];
 let histogram = new Histogram();
@@ -90,15 +91,18 @@ function onMessage(state, buffer) {
     if (state.onData) state.onData(buffer);
     return;
   }
-  const frame = JSON.parse(buffer.toString());
-  switch (frame.event) {
+  // Control frames: read the event name from the head of the frame, and parse JSON only where needed, so the
+  // load side spends little on presence storms (member_added/removed to every member).
+  const event =
+    EVENT.exec(buffer.toString('latin1', 0, Math.min(buffer.length, 120)))?.[1] ?? JSON.parse(buffer).event;
+  switch (event) {
     case 'pusher:connection_established': {
-      state.socketId = JSON.parse(frame.data).socket_id;
+      state.socketId = JSON.parse(JSON.parse(buffer.toString()).data).socket_id;
       state.onConnected();
       break;
     }
     case 'pusher_internal:subscription_succeeded':
-      if (state.onSubscribed) state.onSubscribed(frame);
+      if (state.onSubscribed) state.onSubscribed();
       break;
     case 'pusher_internal:member_added':
       if (state.watcher) counters.memberAdded++;
@@ -107,6 +111,11 @@ function onMessage(state, buffer) {
       state.ws.send('{"event":"pusher:pong","data":{}}');
       break;
     case 'pusher:error':
+      // 4200: the server is shutting down at the end of a run.
+      if (/"code":4200/.test(buffer)) break;
+      counters.errors++;
+      if (counters.errors <= 3) send({ type: 'log', message: `socket ${state.index}: ${buffer}` });
+      break;
     case 'pusher:subscription_error':
       counters.errors++;
       if (counters.errors <= 3) send({ type: 'log', message: `socket ${state.index}: ${buffer}` });
@@ -221,10 +230,14 @@ async function setup(message) {
   });
 }
 
-function start() {
+function reset() {
   counters = freshCounters();
   histogram = new Histogram();
   joinHistogram = new Histogram();
+  send({ type: 'reset' });
+}
+
+function start() {
   running = true;
   progressTimer = setInterval(() => send({ type: 'progress', received: counters.received }), 20);
   if (config.role === 'pairs') for (const state of sockets) if (state?.partner) pump(state);
@@ -242,6 +255,9 @@ process.on('message', (message) => {
   switch (message.type) {
     case 'setup':
       setup(message).catch((error) => send({ type: 'log', message: String(error?.stack ?? error) }));
+      break;
+    case 'reset':
+      reset();
       break;
     case 'start':
       start();
