@@ -88,6 +88,13 @@ describe('assist mcp tools (over stdio, in a hono fixture app)', () => {
     expect(info.databases.engines.sort()).toEqual(['pglite', 'postgres']);
     expect(info.databases.packages).toHaveProperty('pg');
     expect(info.packages).toContainEqual(expect.objectContaining({ name: 'pino', direct: true }));
+    // Not in node_modules: the version comes from pnpm-lock.yaml.
+    expect(info.packages).toContainEqual({
+      name: 'left-pad',
+      version: '1.3.0',
+      direct: true,
+      lockfile: true,
+    });
   });
 
   it('current-time gives one timestamp in the configured or the asked timezone', async () => {

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { findDatabaseConnections } from '../database-connections.js';
 import { errorResult, jsonResult } from '../internal/tool-result.js';
+import { readLockfileVersions } from '../lockfile.js';
 import { readPackageJson, readProject } from '../project.js';
 import { defineTool, type ToolContext } from './tool.js';
 
@@ -56,7 +57,8 @@ export interface ApplicationInfo {
   workspaces: string[];
   frameworks: Record<string, string>;
   databases: { engines: string[]; packages: Record<string, string> };
-  packages: { name: string; version: string; direct: boolean }[];
+  /** Installed packages; `lockfile: true` marks a direct dependency missing from node_modules whose version the lockfile records. */
+  packages: { name: string; version: string; direct: boolean; lockfile?: true }[];
 }
 
 function workspacesOf(root: string): string[] {
@@ -70,6 +72,21 @@ function workspacesOf(root: string): string[] {
     list.push(...(parsed?.packages ?? []));
   }
   return list;
+}
+
+/** Direct dependencies that are not in node_modules (not installed yet, or pruned) with their lockfile version. */
+function lockedOnly(root: string, installed: Set<string>): ApplicationInfo['packages'] {
+  const manifest = readPackageJson(root);
+  const direct = new Set(
+    Object.keys({
+      ...manifest?.dependencies,
+      ...manifest?.devDependencies,
+      ...manifest?.optionalDependencies,
+    }),
+  );
+  return [...readLockfileVersions(root)]
+    .filter(([name]) => direct.has(name) && !installed.has(name))
+    .map(([name, version]) => ({ name, version, direct: true, lockfile: true as const }));
 }
 
 /** Reads what the `application-info` tool reports, or an error message when the project is unreadable. */
@@ -97,11 +114,10 @@ export function readApplicationInfo(context: ToolContext): ApplicationInfo | { e
       engines: [...new Set(connections.map((item) => item.engine))],
       packages: versionsOf(DATABASE_PACKAGES),
     },
-    packages: [...packages.values()].map((pkg) => ({
-      name: pkg.name,
-      version: pkg.version,
-      direct: pkg.direct,
-    })),
+    packages: [
+      ...[...packages.values()].map((pkg) => ({ name: pkg.name, version: pkg.version, direct: pkg.direct })),
+      ...lockedOnly(context.root, new Set(packages.keys())),
+    ],
   };
 }
 
