@@ -4,6 +4,7 @@ import {
   type Logger,
   type RealtimeApp,
   type RealtimeServer,
+  type ServerMetrics,
 } from '@herald/realtime-server';
 import {
   createRedisCluster,
@@ -126,6 +127,15 @@ export async function startRealtime(
   const settings = config.servers[config.default] as ServerConfig;
   const tls = settings.options.tls;
   const scaling = config.scaling;
+  // The adapter is made before the server that owns the metrics registry: count through a late-bound hook.
+  let countInto: ServerMetrics | undefined;
+  const clusterMetrics = {
+    messageSent: (type: string) => countInto?.clusterHooks().messageSent(type),
+    messageReceived: (type: string) => countInto?.clusterHooks().messageReceived(type),
+    error: (operation: string) => countInto?.clusterHooks().error(operation),
+    nodeReaped: (nodeId: string) => countInto?.clusterHooks().nodeReaped(nodeId),
+    resynced: () => countInto?.clusterHooks().resynced(),
+  };
   const cluster = scaling.enabled
     ? createRedisCluster({
         ...scalingRedis(config),
@@ -134,6 +144,7 @@ export async function startRealtime(
         ...(scaling.dead_after_ms ? { deadAfterMs: scaling.dead_after_ms } : {}),
         ...(scaling.node_id ? { nodeId: scaling.node_id } : {}),
         logger: scoped(logger, 'socket.server.redis'),
+        metrics: clusterMetrics,
       })
     : undefined;
   const limits = config.rate_limiter;
@@ -172,6 +183,7 @@ export async function startRealtime(
     httpHandler: (request) => api.fetch(request),
     ...(hooks.onRestart ? { onRestart: hooks.onRestart } : {}),
   });
+  countInto = server.metrics;
   const buildApi = (next: RealtimeConfig) => {
     const nextLimits = next.rate_limiter;
     return createHttpApi({

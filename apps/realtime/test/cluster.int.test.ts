@@ -198,6 +198,11 @@ describe('three Herald nodes on one Redis', () => {
     }
     expect(delivered).toBe(true);
     for (const node of nodes) expect(node.child.exitCode).toBeNull();
+    // The metrics say what happened: failed Redis operations during the outage, then a resync.
+    const metrics = await (await fetch(`http://127.0.0.1:${port(0)}/metrics`)).text();
+    expect(metrics).toMatch(/herald_cluster_errors_total\{operation="[^"]+"\} [1-9]/);
+    expect(metrics).toMatch(/herald_cluster_events_total\{event="resynced"\} [1-9]/);
+    expect(metrics).toMatch(/herald_cluster_messages_total\{direction="out",type="deliver"\} [1-9]/);
     local.ws.close();
     remote.ws.close();
   });
@@ -249,6 +254,48 @@ describe('three Herald nodes on one Redis', () => {
       ),
     );
     for (const client of clients) client.disconnect();
+  });
+
+  it('shares REST rate limits between nodes with the redis driver', async () => {
+    const shared = `t${randomBytes(4).toString('hex')}:`;
+    const limited: RunningBin[] = [];
+    try {
+      for (const id of ['r0', 'r1']) {
+        const cwd = mkdtempSync(join(tmpdir(), `herald-${id}-`));
+        writeFileSync(
+          join(cwd, 'realtime.config.json'),
+          JSON.stringify({
+            applications: [{ ...APP, max_backend_events_per_second: 3 }],
+            scaling: {
+              enabled: true,
+              prefix: shared,
+              node_id: id,
+              server: { url: `redis://127.0.0.1:${redis.port}` },
+            },
+            rate_limiter: {
+              enabled: true,
+              driver: 'redis',
+              redis: { url: `redis://127.0.0.1:${redis.port}` },
+            },
+          }),
+        );
+        limited.push(await startBin([], { cwd }));
+      }
+      const statuses: number[] = [];
+      for (let i = 0; i < 4; i++) {
+        const response = await fetch(`http://127.0.0.1:${limited[i % 2]?.port}/apps/shop/events`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${APP.secret}`, 'content-type': 'application/json' },
+          body: JSON.stringify({ name: 'e', channel: 'c', data: '{}' }),
+        });
+        statuses.push(response.status);
+        if (response.status === 429) expect(response.headers.get('retry-after')).toMatch(/^\d+$/);
+      }
+      // Three events per second for the app across both nodes: the fourth, on either node, is refused.
+      expect(statuses).toEqual([200, 200, 200, 429]);
+    } finally {
+      await Promise.all(limited.map((node) => node.stop()));
+    }
   });
 
   it('enforces max_connections across the cluster', async () => {

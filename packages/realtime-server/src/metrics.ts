@@ -70,9 +70,45 @@ export class ServerMetrics {
     registers: [this.registry],
   });
 
+  readonly clusterMessages = new Counter({
+    name: 'herald_cluster_messages_total',
+    help: 'Messages exchanged with the other nodes of the cluster',
+    labelNames: ['direction', 'type'] as const,
+    registers: [this.registry],
+  });
+  readonly clusterErrors = new Counter({
+    name: 'herald_cluster_errors_total',
+    help: 'Failed operations of the cluster adapter (Redis unreachable, unreadable message, …)',
+    labelNames: ['operation'] as const,
+    registers: [this.registry],
+  });
+  readonly clusterEvents = new Counter({
+    name: 'herald_cluster_events_total',
+    help: 'Cluster housekeeping: dead nodes reaped by this node, and resyncs of this node share',
+    labelNames: ['event'] as const,
+    registers: [this.registry],
+  });
+
   constructor(options: { processMetrics?: boolean } = {}) {
     if (options.processMetrics !== false)
       collectDefaultMetrics({ register: this.registry, prefix: 'herald_' });
+  }
+
+  /** Hooks a scaling adapter calls, counted into the cluster metrics above. */
+  clusterHooks(): {
+    messageSent(type: string): void;
+    messageReceived(type: string): void;
+    error(operation: string): void;
+    nodeReaped(nodeId: string): void;
+    resynced(): void;
+  } {
+    return {
+      messageSent: (type) => this.clusterMessages.inc({ direction: 'out', type }),
+      messageReceived: (type) => this.clusterMessages.inc({ direction: 'in', type }),
+      error: (operation) => this.clusterErrors.inc({ operation }),
+      nodeReaped: () => this.clusterEvents.inc({ event: 'node_reaped' }),
+      resynced: () => this.clusterEvents.inc({ event: 'resynced' }),
+    };
   }
 
   /** The Prometheus text exposition of every metric. */

@@ -131,7 +131,8 @@ describe('the upgrade', () => {
 
     first.close();
     await first.closed;
-    for (let i = 0; i < 50 && (await started.server.connectionCount(APP.id)) > 1; i++) await second.roundTrip();
+    for (let i = 0; i < 50 && (await started.server.connectionCount(APP.id)) > 1; i++)
+      await second.roundTrip();
     expect(await (await connect(started)).isServed()).toBe(true);
   });
 });
