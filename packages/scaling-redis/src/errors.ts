@@ -1,5 +1,5 @@
 /** The closed set of error codes raised by scaling-redis. */
-export type ScalingRedisErrorCode = 'invalid_options' | 'unavailable' | 'not_started';
+export type ScalingRedisErrorCode = 'invalid_options' | 'unavailable';
 
 /** Raised for bad options (a programmer error) and for cluster operations that need Redis while it is away. */
 export class ScalingRedisError extends Error {

@@ -115,6 +115,8 @@ export function createRedisClusterNode(options: RedisClusterOptions = {}): Redis
   let stale = true;
   let outage = false;
   let lapsedNodes: string[] = [];
+  // Live nodes at the last heartbeat: after Redis restarts empty, the others show up only as they heartbeat again.
+  let knownLive = 1;
   // What this node asked Redis to hold, kept so its share can be rewritten after an outage.
   const connections = new Map<string, number>();
   const subscriptions = new Map<string, Map<string, number>>();
@@ -301,7 +303,9 @@ export function createRedisClusterNode(options: RedisClusterOptions = {}): Redis
       }
       const synced = [...refs].map((ref) => syncChannel(ref, presence.get(ref) ?? new Map(), nodeId));
       await Promise.all(writes);
-      for (const { appId, channel, removed, added } of await Promise.all(synced)) {
+      const changes = await Promise.all(synced);
+      if (changes.some(({ removed, added }) => removed.length + added.length > 0)) await awaitSubscribers();
+      for (const { appId, channel, removed, added } of changes) {
         // Sockets that left while Redis was away: nobody has been told yet, this node included.
         for (const userId of removed) announceRemoved(appId, channel, userId, true);
         // Users made new again (survivors reaped this node meanwhile): this node's sockets never saw them go.
@@ -326,6 +330,21 @@ export function createRedisClusterNode(options: RedisClusterOptions = {}): Redis
     } finally {
       await unlock(nodeId, token);
     }
+  }
+
+  /**
+   * After an outage every node reconnects on its own backoff: announcements published before the others have
+   * resubscribed would be lost. Waits (at most `deadAfterMs`) until as many nodes listen as were live before (or
+   * are live now), this one included.
+   */
+  async function awaitSubscribers(): Promise<void> {
+    const deadline = Date.now() + deadAfterMs;
+    while (Date.now() < deadline) {
+      const [nodes, listening] = await Promise.all([liveNodes(), link.subscribers(channelName)]);
+      if (listening >= Math.max(nodes.length, knownLive)) return;
+      await new Promise((resolve) => setTimeout(resolve, Math.min(50, heartbeatMs)));
+    }
+    logger.warn('announcing presence changes before every node resubscribed', { nodeId });
   }
 
   /** Removes the share of a node whose heartbeat lapsed, unless another survivor is already doing it. */
@@ -371,6 +390,7 @@ export function createRedisClusterNode(options: RedisClusterOptions = {}): Redis
     const lapsed = await runScript(link, lua.nodesByState, [keys.nodes], [String(deadAfterMs), 'lapsed']);
     lapsedNodes = toStrings(lapsed).filter((id) => id !== nodeId);
     for (const target of lapsedNodes) await reap(target);
+    knownLive = (await liveNodes()).length;
   }
 
   function tick(): Promise<void> {

@@ -72,6 +72,8 @@ describe('the Redis adapter when Redis goes away', () => {
       presence: [{ appId: '1', channel: 'presence-room', socketId: '2.1', member: bob }],
     };
     resynced.mockClear();
+    // Running for a few heartbeats, as nodes are before an outage: each has seen the other alive.
+    await sleep(3 * HEARTBEAT_MS);
 
     await redis.kill();
     const frame = '{"event":"during","channel":"news","data":"{}"}';

@@ -9,6 +9,8 @@ export interface RedisLink {
   send(key: string | undefined, args: readonly string[]): Promise<unknown>;
   /** Publishes on the broadcast channel (SPUBLISH in a cluster). */
   publish(channel: string, message: string): Promise<unknown>;
+  /** How many connections are subscribed to the channel (PUBSUB NUMSUB, or SHARDNUMSUB in a cluster). */
+  subscribers(channel: string): Promise<number>;
   /** Subscribes on the subscriber connection (SSUBSCRIBE in a cluster); resubscribed by node-redis after a reconnect. */
   subscribe(channel: string, listener: (message: string) => void): Promise<void>;
   /** Connects, or rejects after `timeout` seconds (node-redis alone would retry a first connect forever). */
@@ -129,6 +131,9 @@ export function createRedisLink(
 
 type NodeRedis = ReturnType<typeof createNodeRedis>;
 
+/** The count of a `[channel, count]` NUMSUB reply. */
+const countOf = (reply: unknown) => (Array.isArray(reply) ? Number(reply[1] ?? 0) : 0);
+
 function clusterLink(
   cluster: Extract<NodeRedis, { kind: 'cluster' }>['cluster'],
   events: LinkEvents,
@@ -144,6 +149,8 @@ function clusterLink(
     clusterMode: true,
     send: (key, args) => cluster.sendCommand(key, false, [...args]),
     publish: (channel, message) => cluster.sPublish(channel, message),
+    subscribers: (channel) =>
+      cluster.sendCommand(channel, false, ['PUBSUB', 'SHARDNUMSUB', channel]).then(countOf),
     subscribe: (channel, listener) => cluster.sSubscribe(channel, listener),
     async connect() {
       await cluster.connect();
@@ -174,6 +181,7 @@ function clientLink(
     clusterMode: false,
     send: (_key, args) => client.sendCommand([...args]),
     publish: (channel, message) => client.publish(channel, message),
+    subscribers: (channel) => client.sendCommand(['PUBSUB', 'NUMSUB', channel]).then(countOf),
     subscribe: (channel, listener) => subscriber.subscribe(channel, listener),
     async connect() {
       await Promise.all([client.connect(), withSubscriber ? subscriber.connect() : undefined]);
