@@ -16,6 +16,7 @@ import {
 import { safeEqual } from '@herald/protocol-core';
 import { serveStatic } from '@hono/node-server/serve-static';
 import { Hono } from 'hono';
+import { installedBellAssets } from './bell-assets.js';
 import { answerChannelAuth } from './broadcasting-auth.js';
 import type { CenterConfig } from './config.js';
 import { createSessions, DEMO_USERS } from './session.js';
@@ -49,9 +50,25 @@ const BELL_ASSETS = {
   cssUrl: '/assets/notification-bell/notification-bell.css',
 };
 
-function page(title: string, head: string, body: string): string {
+// The demo page's own look: light or dark with the system, or as the `theme` query asks; the bell follows.
+const DEMO_CSS = `<style>
+:root{color-scheme:light dark;--bg:#f6f7fb;--card:#fff;--text:#111827;--muted:#6b7280;--line:#e5e7eb}
+html.dark{--bg:#0b1020;--card:#111827;--text:#f3f4f6;--muted:#9ca3af;--line:#273244;color-scheme:dark}
+@media (prefers-color-scheme:dark){html:not(.light){--bg:#0b1020;--card:#111827;--text:#f3f4f6;--muted:#9ca3af;--line:#273244}}
+body{margin:0;font:15px/1.5 system-ui,sans-serif;background:var(--bg);color:var(--text)}
+.topbar{display:flex;align-items:center;gap:12px;padding:10px 24px;background:var(--card);border-bottom:1px solid var(--line)}
+.topbar .brand{font-weight:700;margin-right:auto}.topbar .who{color:var(--muted)}
+main{max-width:760px;margin:0 auto;padding:8px 24px 48px}
+main form{display:flex;flex-wrap:wrap;gap:8px;align-items:end}
+input,select,button{font:inherit}
+</style>`;
+
+function page(title: string, head: string, body: string, theme?: 'light' | 'dark'): string {
+  // Dark through the `dark` class and light through data-theme: the bell understands both.
+  const attrs =
+    theme === 'dark' ? ' class="dark"' : theme === 'light' ? ' class="light" data-theme="light"' : '';
   return `<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><title>${escapeHtml(title)}</title>${head}</head>
+<html lang="en"${attrs}><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${escapeHtml(title)}</title>${DEMO_CSS}${head}</head>
 <body>${body}</body></html>`;
 }
 
@@ -94,11 +111,12 @@ export async function createNotificationCenter(
     return answerChannelAuth(c, config.realtime, user);
   });
 
-  if (config.bellAssetsDir) {
+  const bellAssetsDir = config.bellAssetsDir ?? installedBellAssets();
+  if (bellAssetsDir) {
     app.use(
       '/assets/notification-bell/*',
       serveStatic({
-        root: config.bellAssetsDir,
+        root: bellAssetsDir,
         rewriteRequestPath: (path) => path.replace(/^\/assets\/notification-bell/, ''),
       }),
     );
@@ -131,12 +149,17 @@ export async function createNotificationCenter(
     if (!user) return c.redirect('/login', 303);
     const csrfToken = sessions.csrfToken(user);
     const realtime = config.realtime ? new URL(config.realtime.url) : undefined;
+    // The demo shows the bell's two layouts and themes: /?mode=panel&position=left&theme=dark.
+    const query = c.req.query();
+    const theme = query.theme === 'dark' || query.theme === 'light' ? query.theme : undefined;
     const bell = await renderNotificationBell({
       user,
       store,
       csrfToken,
       assets: BELL_ASSETS,
       options: {
+        mode: query.mode === 'panel' ? 'panel' : 'dropdown',
+        position: query.position === 'left' ? 'left' : 'right',
         broadcasting:
           realtime && config.realtime
             ? {
@@ -161,10 +184,10 @@ export async function createNotificationCenter(
     return c.html(
       page(
         'Notification center',
-        `${bell.tags.meta}${config.bellAssetsDir ? bell.tags.css : ''}`,
-        `<header><span>Signed in as ${escapeHtml(user.name ?? String(user.id))}</span> ${bell.html}
+        `${bell.tags.meta}${bellAssetsDir ? bell.tags.css : ''}`,
+        `<header class="topbar"><span class="brand">Herald</span><span class="who">Signed in as ${escapeHtml(user.name ?? String(user.id))}</span> ${bell.html}
 <form method="post" action="/logout" style="display:inline"><button>Sign out</button></form></header>
-<h1>Notification center</h1>
+<main><h1>Notification center</h1>
 <p>Unread: <span id="unread-count">${recent.unreadCount}</span>. Channels: ${escapeHtml(notifier.channelNames.join(', '))}.</p>
 <h2>Send a test notification</h2>
 <form method="post" action="/demo/send">
@@ -172,8 +195,9 @@ export async function createNotificationCenter(
 <label>Title <input name="title" required value="Hello"></label>
 <label>Message <input name="message" required value="A test notification"></label>
 <button>Send through every channel</button></form>
-<h2>Latest</h2><ul id="latest">${items}</ul>
-${config.bellAssetsDir ? bell.tags.js : ''}`,
+<h2>Latest</h2><ul id="latest">${items}</ul></main>
+${bellAssetsDir ? bell.tags.js : ''}`,
+        theme,
       ),
     );
   });

@@ -1,0 +1,131 @@
+import { BellError } from './errors.js';
+
+/** One page of the JSON API's list: the records, whether there is a next page, and the unread count. */
+export interface NotificationPage {
+  readonly records: readonly unknown[];
+  readonly hasNextPage: boolean;
+  readonly unreadCount: number | undefined;
+}
+
+/** What a write answered: the new unread count when the server said it. */
+export interface WriteResult {
+  readonly unreadCount: number | undefined;
+}
+
+/** Talks to the notifications JSON API with the page's session cookie and CSRF token. */
+export interface NotificationClient {
+  list(page: number, limit: number): Promise<NotificationPage>;
+  markRead(id: string): Promise<WriteResult>;
+  markAllRead(): Promise<WriteResult>;
+  remove(id: string): Promise<WriteResult>;
+}
+
+/** Options of {@link createNotificationClient}. */
+export interface NotificationClientOptions {
+  /** The list URL, e.g. `/notification/notifications/unread.json`; the other routes sit beside it. */
+  readonly apiUrl: string;
+  readonly fetch?: typeof fetch | undefined;
+  /** Reads the CSRF token sent on writes (default: the `csrfToken` meta tag, then `csrf-token`). */
+  readonly csrfToken?: (() => string | undefined) | undefined;
+}
+
+/** The header writes carry the page's CSRF token in. */
+export const CSRF_HEADER = 'X-CSRF-Token';
+
+/** Reads the page's CSRF token from `<meta name="csrfToken">` (or `csrf-token`, as some frameworks name it). */
+export function readCsrfToken(doc: Document | undefined = globalThis.document): string | undefined {
+  const meta = doc?.querySelector<HTMLMetaElement>('meta[name="csrfToken"], meta[name="csrf-token"]');
+  return meta?.content || undefined;
+}
+
+type Loose = Record<string, unknown>;
+
+function unreadOf(body: Loose): number | undefined {
+  const meta = (body.meta ?? {}) as Loose;
+  const count = meta.unread_count ?? meta.count ?? body.unreadCount;
+  return typeof count === 'number' ? count : undefined;
+}
+
+/** Derives the routes from the list URL: `…/notifications/unread.json` → `…/notifications`. */
+export function apiBase(apiUrl: string): string {
+  return apiUrl.replace(/(\/unread)?\.json(\?.*)?$/, '');
+}
+
+/**
+ * Creates the JSON API client. Every failure becomes a {@link BellError} whose message can be shown as is.
+ *
+ * @example
+ * const client = createNotificationClient({ apiUrl: '/notification/notifications/unread.json' });
+ * const { records } = await client.list(1, 10);
+ */
+export function createNotificationClient(options: NotificationClientOptions): NotificationClient {
+  const base = apiBase(options.apiUrl);
+  const csrf = options.csrfToken ?? readCsrfToken;
+  const doFetch = (input: string, init: RequestInit) => (options.fetch ?? globalThis.fetch)(input, init);
+
+  const request = async (method: string, url: string, what: string): Promise<Loose> => {
+    const headers: Record<string, string> = {
+      accept: 'application/json',
+      'x-requested-with': 'XMLHttpRequest',
+    };
+    if (method !== 'GET') {
+      const token = csrf();
+      if (token) headers[CSRF_HEADER] = token;
+    }
+    let response: Response;
+    try {
+      response = await doFetch(url, { method, headers, credentials: 'same-origin' });
+    } catch (cause) {
+      throw new BellError('request_failed', `Could not ${what}: the server could not be reached.`, { cause });
+    }
+    let body: Loose = {};
+    try {
+      body = (await response.json()) as Loose;
+    } catch (cause) {
+      if (response.ok)
+        throw new BellError('bad_response', `Could not ${what}: the answer was not JSON.`, { cause });
+    }
+    if (!response.ok) {
+      const error = (body.error ?? {}) as Loose;
+      const detail = typeof error.message === 'string' ? error.message : `HTTP ${response.status}`;
+      const code =
+        response.status === 401
+          ? 'unauthenticated'
+          : response.status === 403
+            ? 'forbidden'
+            : 'request_failed';
+      throw new BellError(code, `Could not ${what}: ${detail}.`, { status: response.status });
+    }
+    return body;
+  };
+
+  return {
+    async list(page, limit) {
+      const url = new URL(options.apiUrl, 'http://placeholder');
+      url.searchParams.set('page', String(page));
+      url.searchParams.set('limit', String(limit));
+      const target = /^https?:/.test(options.apiUrl) ? url.href : `${url.pathname}${url.search}`;
+      const body = await request('GET', target, 'load notifications');
+      if (!Array.isArray(body.data))
+        throw new BellError('bad_response', 'Could not load notifications: no data.');
+      const pagination = (body.pagination ?? {}) as Loose;
+      return {
+        records: body.data,
+        hasNextPage: pagination.has_next_page === true,
+        unreadCount: unreadOf(body),
+      };
+    },
+    async markRead(id) {
+      const body = await request('PATCH', `${base}/${encodeURIComponent(id)}/read.json`, 'mark it as read');
+      return { unreadCount: unreadOf(body) };
+    },
+    async markAllRead() {
+      const body = await request('PATCH', `${base}/mark-all-read.json`, 'mark all as read');
+      return { unreadCount: unreadOf(body) };
+    },
+    async remove(id) {
+      const body = await request('DELETE', `${base}/${encodeURIComponent(id)}.json`, 'delete it');
+      return { unreadCount: unreadOf(body) };
+    },
+  };
+}

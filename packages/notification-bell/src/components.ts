@@ -1,0 +1,271 @@
+import { createNotificationClient } from './client.js';
+import { ICONS } from './icons.js';
+import type { BellAction, BellNotification } from './notification.js';
+import { type BellOptions, type BellOptionsInput, DEFAULT_LABELS, resolveBellOptions } from './options.js';
+import { formatRelativeTime, pageLocale } from './relative-time.js';
+import type { BellStore } from './store.js';
+import { type BellTheme, detectTheme, watchTheme } from './theme.js';
+import { startUpdates } from './updates.js';
+
+/** The Alpine magics the components use. */
+interface Magics {
+  $el: HTMLElement;
+  $refs: Record<string, HTMLElement | undefined>;
+  $store: { notifications: BellStore };
+  $nextTick(callback?: () => void): Promise<void>;
+}
+
+/** What every part of the bell reads: the resolved options, and the language for times. */
+interface BellContext {
+  options: BellOptions;
+  locale: string;
+}
+
+let context: BellContext = { options: resolveBellOptions(), locale: 'en' };
+let instances = 0;
+
+function readOptions(el: HTMLElement, given: BellOptionsInput | undefined): [BellOptions, string?] {
+  if (given) return [resolveBellOptions(given)];
+  const raw = el.closest<HTMLElement>('[data-notification-bell]')?.dataset.options;
+  if (!raw) return [resolveBellOptions()];
+  try {
+    return [resolveBellOptions(JSON.parse(raw) as BellOptionsInput)];
+  } catch {
+    return [resolveBellOptions(), 'The bell’s data-options are not valid JSON: it runs with its defaults.'];
+  }
+}
+
+/** The bell component's state and methods. */
+export interface NotificationBellComponent {
+  mode: BellOptions['mode'];
+  position: BellOptions['position'];
+  theme: BellTheme;
+  panelId: string;
+  titleId: string;
+  labels: BellOptions['labels'];
+  init(): void;
+  destroy(): void;
+  readonly badgeText: string;
+  readonly buttonLabel: string;
+  toggle(): void;
+  open(): void;
+  close(returnFocus: boolean): void;
+  focusFirst(): void;
+  loadMore(): Promise<void>;
+  onEscape(event: KeyboardEvent): void;
+  onOutside(): void;
+  moveFocus(event: KeyboardEvent, step: 1 | -1 | 'first' | 'last'): void;
+}
+
+/** The list component. */
+export interface NotificationListComponent {
+  readonly items: BellNotification[];
+}
+
+/** One item's component. */
+export interface NotificationItemComponent {
+  item: BellNotification;
+  readonly labels: BellOptions['labels'];
+  readonly classes: Record<string, boolean>;
+  readonly timeAgo: string;
+  readonly iconSvg: string;
+  activate(): Promise<void>;
+  markAsRead(): Promise<void>;
+  remove(): Promise<void>;
+  runAction(action: BellAction): void;
+}
+
+/** The bell itself: button, badge, dropdown or panel, theme, keyboard, and the updates behind them. */
+export function notificationBell(config?: BellOptionsInput): NotificationBellComponent {
+  let stops: Array<() => void> = [];
+  const component: NotificationBellComponent & ThisType<NotificationBellComponent & Magics> = {
+    mode: 'dropdown' as BellOptions['mode'],
+    position: 'right' as BellOptions['position'],
+    theme: 'light' as BellTheme,
+    panelId: '',
+    titleId: '',
+    labels: DEFAULT_LABELS,
+
+    init() {
+      const [options, problem] = readOptions(this.$el, config);
+      instances += 1;
+      context = { options, locale: options.locale ?? pageLocale(this.$el.ownerDocument) };
+      this.mode = options.mode;
+      this.position = options.position;
+      this.labels = options.labels;
+      this.panelId = `herald-bell-panel-${instances}`;
+      this.titleId = `herald-bell-title-${instances}`;
+      if (options.theme) {
+        this.theme = options.theme;
+      } else {
+        this.theme = detectTheme(this.$el);
+        stops.push(
+          watchTheme(this.$el, (theme) => {
+            this.theme = theme;
+          }),
+        );
+      }
+      const store = this.$store.notifications;
+      store.configure({
+        client: createNotificationClient({ apiUrl: options.apiUrl }),
+        perPage: options.perPage,
+        unreadFeed: /\/unread\.json(\?|$)/.test(options.apiUrl),
+        labels: options.labels,
+      });
+      if (options.unreadCount !== null && !store.loaded) store.unreadCount = options.unreadCount;
+      if (problem) store.error = problem;
+      const ticker = setInterval(() => {
+        store.now = Date.now();
+      }, 30_000);
+      stops.push(() => clearInterval(ticker));
+      stops.push(startUpdates(store, options));
+      void store.loadNotifications(1, false);
+    },
+
+    destroy() {
+      for (const stop of stops) stop();
+      stops = [];
+    },
+
+    get badgeText(): string {
+      const count = this.$store.notifications.unreadCount;
+      return count > 99 ? '99+' : String(count);
+    },
+
+    get buttonLabel(): string {
+      const count = this.$store.notifications.unreadCount;
+      return count > 0 ? `${this.labels.bell}, ${this.labels.unread(count)}` : this.labels.bell;
+    },
+
+    toggle() {
+      if (this.$store.notifications.isOpen) this.close(true);
+      else this.open();
+    },
+
+    open() {
+      this.$store.notifications.setOpen(true);
+      void this.$nextTick(() => this.focusFirst());
+    },
+
+    close(returnFocus: boolean) {
+      this.$store.notifications.setOpen(false);
+      if (returnFocus) this.$refs.button?.focus();
+    },
+
+    focusFirst() {
+      const first = this.$refs.panel?.querySelector<HTMLElement>('[data-bell-focus]');
+      (first ?? this.$refs.panel)?.focus();
+    },
+
+    /** Loads the next page and moves focus to its first item, since the button may go away. */
+    async loadMore() {
+      const before = this.$refs.panel?.querySelectorAll('[data-bell-focus]').length ?? 0;
+      const hadFocus = this.$refs.panel?.contains(document.activeElement) ?? false;
+      await this.$store.notifications.loadMore();
+      await this.$nextTick();
+      const next = this.$refs.panel?.querySelectorAll<HTMLElement>('[data-bell-focus]')[before];
+      if (hadFocus) next?.focus();
+    },
+
+    onEscape(event: KeyboardEvent) {
+      if (!this.$store.notifications.isOpen) return;
+      event.preventDefault();
+      this.close(true);
+    },
+
+    onOutside() {
+      if (this.$store.notifications.isOpen && this.mode === 'dropdown') this.close(false);
+    },
+
+    /** Arrow keys move between items (wrapping), Home and End jump to the first and last. */
+    moveFocus(event: KeyboardEvent, step: 1 | -1 | 'first' | 'last') {
+      const items = Array.from(this.$refs.panel?.querySelectorAll<HTMLElement>('[data-bell-focus]') ?? []);
+      if (items.length === 0) return;
+      event.preventDefault();
+      const at = items.indexOf(document.activeElement as HTMLElement);
+      const next =
+        step === 'first'
+          ? 0
+          : step === 'last'
+            ? items.length - 1
+            : at === -1
+              ? step === 1
+                ? 0
+                : items.length - 1
+              : (at + step + items.length) % items.length;
+      items[next]?.focus();
+    },
+  };
+  return component;
+}
+
+/** The list: its items, newest first. */
+export function notificationList(): NotificationListComponent {
+  const component: NotificationListComponent & ThisType<NotificationListComponent & Magics> = {
+    get items(): BellNotification[] {
+      return this.$store.notifications.items;
+    },
+  };
+  return component;
+}
+
+/** One item: its relative time and icon, mark read on click, delete, and its action buttons. */
+export function notificationItem(item: BellNotification): NotificationItemComponent {
+  const component: NotificationItemComponent & ThisType<NotificationItemComponent & Magics> = {
+    item,
+
+    get labels() {
+      return context.options.labels;
+    },
+
+    get classes(): Record<string, boolean> {
+      return {
+        'herald-bell__item--unread': this.item.readAt === null,
+        'herald-bell__item--new': this.item.isNew,
+        'herald-bell__item--link': this.item.actionUrl !== undefined,
+        [`herald-bell__item--${this.item.tone}`]: true,
+      };
+    },
+
+    get timeAgo(): string {
+      return formatRelativeTime(this.item.createdAt, new Date(this.$store.notifications.now), context.locale);
+    },
+
+    get iconSvg(): string {
+      return ICONS[this.item.icon];
+    },
+
+    /** Click on the item: marks it read (unless `markReadOnClick` is off) and follows its `action_url`. */
+    async activate() {
+      const store = this.$store.notifications;
+      if (context.options.markReadOnClick && this.item.readAt === null) await store.markAsRead(this.item.id);
+      if (this.item.actionUrl) globalThis.location.assign(this.item.actionUrl);
+    },
+
+    markAsRead() {
+      return this.$store.notifications.markAsRead(this.item.id);
+    },
+
+    remove() {
+      return this.$store.notifications.deleteNotification(this.item.id);
+    },
+
+    /** An action opens its `url` (in a new tab when asked) or dispatches its `event` from the item, bubbling. */
+    runAction(action: BellAction) {
+      if (action.isDisabled) return;
+      if (action.url) {
+        if (action.openInNewTab) globalThis.open(action.url, '_blank', 'noopener');
+        else globalThis.location.assign(action.url);
+      } else if (action.event) {
+        this.$el.dispatchEvent(
+          new CustomEvent(action.event, {
+            bubbles: true,
+            detail: { notificationId: this.item.id, actionName: action.name, ...action.eventData },
+          }),
+        );
+      }
+      if (action.shouldClose) this.$store.notifications.setOpen(false);
+    },
+  };
+  return component;
+}

@@ -1,0 +1,25 @@
+/** What went wrong in the bell: a request the API refused or could not answer, or a live connection. */
+export type BellErrorCode =
+  | 'request_failed'
+  | 'unauthenticated'
+  | 'forbidden'
+  | 'bad_response'
+  | 'live_failed';
+
+/** The bell's error: a closed `code`, a message fit to show the user, and the HTTP status when there was one. */
+export class BellError extends Error {
+  override readonly name = 'BellError';
+  readonly code: BellErrorCode;
+  readonly status: number | undefined;
+
+  constructor(code: BellErrorCode, message: string, options: { cause?: unknown; status?: number } = {}) {
+    super(message, { cause: options.cause });
+    this.code = code;
+    this.status = options.status;
+  }
+}
+
+/** Tells a {@link BellError} apart from any other thrown value. */
+export function isBellError(value: unknown): value is BellError {
+  return value instanceof BellError;
+}

@@ -1,0 +1,56 @@
+// The script for a plain <script> tag: it registers with the page's Alpine (one already there, or one that
+// starts later in the same page load) or, when the page has none, starts the Alpine bundled in this file.
+import Alpine from 'alpinejs';
+import './styles.css';
+import {
+  type AlpineLike,
+  make,
+  mountNotificationBells,
+  notificationBellPlugin,
+  notificationStore,
+} from './plugin.js';
+import { BELL_EVENTS } from './store.js';
+
+declare global {
+  interface Window {
+    Alpine?: AlpineLike & { start?: () => void };
+    HeraldNotificationBell?: typeof api;
+  }
+}
+
+const api = { make, notificationStore, mountNotificationBells, notificationBellPlugin, events: BELL_EVENTS };
+window.HeraldNotificationBell = api;
+
+let attached = false;
+function attach(alpine: AlpineLike): void {
+  if (attached) return;
+  attached = true;
+  notificationBellPlugin(alpine);
+  mountNotificationBells(document);
+}
+
+function whenParsed(callback: () => void): void {
+  if (document.readyState === 'loading')
+    document.addEventListener('DOMContentLoaded', callback, { once: true });
+  else callback();
+}
+
+const present = window.Alpine;
+if (present) {
+  whenParsed(() => attach(present));
+} else {
+  // A page Alpine loaded after this script announces itself with alpine:init just before it walks the page.
+  document.addEventListener(
+    'alpine:init',
+    () => {
+      if (window.Alpine) attach(window.Alpine);
+    },
+    { once: true },
+  );
+  whenParsed(() => {
+    if (attached || window.Alpine) return;
+    window.Alpine = Alpine as unknown as AlpineLike;
+    attach(Alpine as unknown as AlpineLike);
+    Alpine.start();
+  });
+}

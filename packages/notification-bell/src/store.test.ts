@@ -1,0 +1,188 @@
+import { describe, expect, it } from 'vitest';
+import type { NotificationClient, NotificationPage } from './client.js';
+import { BellError } from './errors.js';
+import { type BellNotification, normalizeNotification } from './notification.js';
+import { DEFAULT_LABELS } from './options.js';
+import { type BellStore, createBellStore, LIVE_EVENTS } from './store.js';
+
+function record(id: string, minutesAgo: number, read = false) {
+  const at = new Date(Date.UTC(2025, 0, 1, 12, 0) - minutesAgo * 60_000).toISOString();
+  return {
+    id,
+    type: 'Test',
+    data: { title: `Title ${id}`, message: `Message ${id}` },
+    read_at: read ? at : null,
+    created_at: at,
+  };
+}
+
+/** A JSON API double over an array of records, newest first, unread feed. */
+function fakeClient(records: ReturnType<typeof record>[]) {
+  const calls: string[] = [];
+  const unread = () => records.filter((r) => r.read_at === null);
+  const client: NotificationClient = {
+    async list(page, limit): Promise<NotificationPage> {
+      calls.push(`list ${page}`);
+      const all = unread();
+      return {
+        records: all.slice((page - 1) * limit, page * limit),
+        hasNextPage: page * limit < all.length,
+        unreadCount: all.length,
+      };
+    },
+    async markRead(id) {
+      calls.push(`read ${id}`);
+      const found = records.find((r) => r.id === id);
+      if (found) found.read_at = new Date().toISOString();
+      return { unreadCount: unread().length };
+    },
+    async markAllRead() {
+      calls.push('read all');
+      for (const r of records) r.read_at ??= new Date().toISOString();
+      return { unreadCount: 0 };
+    },
+    async remove(id) {
+      calls.push(`delete ${id}`);
+      records.splice(
+        records.findIndex((r) => r.id === id),
+        1,
+      );
+      return { unreadCount: unread().length };
+    },
+  };
+  return { client, calls };
+}
+
+function storeWith(records: ReturnType<typeof record>[], perPage = 2) {
+  const events: Array<[string, unknown]> = [];
+  const { client, calls } = fakeClient(records);
+  const store: BellStore = createBellStore();
+  store.configure({
+    client,
+    perPage,
+    unreadFeed: true,
+    labels: DEFAULT_LABELS,
+    emit: (name, detail) => events.push([name, detail]),
+    highlightMs: 1,
+  });
+  return { store, events, calls };
+}
+
+describe('the notifications store', () => {
+  it('loads the first page, then the next ones, without repeating an item', async () => {
+    const records = [record('a', 1), record('b', 2), record('c', 3), record('d', 4), record('e', 5)];
+    const { store } = storeWith(records);
+    await store.loadNotifications();
+    expect(store.items.map((item) => item.id)).toEqual(['a', 'b']);
+    expect(store).toMatchObject({ unreadCount: 5, hasMore: true, currentPage: 1, loaded: true });
+    await store.loadMore();
+    await store.loadMore();
+    expect(store.items.map((item) => item.id)).toEqual(['a', 'b', 'c', 'd', 'e']);
+    expect(store.hasMore).toBe(false);
+  });
+
+  it('keeps loading the right page after items were read away from the unread feed', async () => {
+    const records = [record('a', 1), record('b', 2), record('c', 3), record('d', 4), record('e', 5)];
+    const { store } = storeWith(records);
+    await store.loadNotifications();
+    await store.markAsRead('a');
+    await store.loadMore(); // one unread held: page 1 again, b skipped as held
+    expect(store.items.map((item) => item.id)).toEqual(['a', 'b', 'c']);
+    await store.loadMore();
+    expect(store.items.map((item) => item.id)).toEqual(['a', 'b', 'c', 'd', 'e']);
+    expect(store.hasMore).toBe(false);
+  });
+
+  it('marks one read, all read, and deletes, telling the window each time', async () => {
+    const { store, events, calls } = storeWith([record('a', 1), record('b', 2), record('c', 3)], 10);
+    await store.loadNotifications();
+    await store.markAsRead('a');
+    await store.markAsRead('a');
+    expect(store.unreadCount).toBe(2);
+    await store.deleteNotification('b');
+    await store.markAllAsRead();
+    expect(store.items.every((item) => item.readAt !== null)).toBe(true);
+    expect(store.unreadCount).toBe(0);
+    expect(calls).toEqual(['list 1', 'read a', 'delete b', 'read all']);
+    expect(events).toEqual([
+      ['notification:marked-read', { notificationId: 'a' }],
+      ['notification:deleted', { notificationId: 'b' }],
+      ['notification:all-marked-read', { unreadCount: 0 }],
+    ]);
+  });
+
+  it('adds a live notification once, on top, counted, announced and dispatched', async () => {
+    const { store, events } = storeWith([record('a', 5)], 10);
+    await store.loadNotifications();
+    const live = record('n', 0);
+    store.applyLiveEvent(LIVE_EVENTS.created, live);
+    store.applyLiveEvent(LIVE_EVENTS.created, live);
+    expect(store.items.map((item) => item.id)).toEqual(['n', 'a']);
+    expect(store.unreadCount).toBe(2);
+    expect(store.announcement).toBe('New notification: Title n');
+    expect(events).toEqual([
+      ['notification:received', expect.objectContaining({ id: 'n', title: 'Title n' })],
+    ]);
+  });
+
+  it('follows changes made in other tabs, and does not repeat its own', async () => {
+    const { store, events } = storeWith([record('a', 1), record('b', 2)], 10);
+    await store.loadNotifications();
+    await store.markAsRead('a');
+    store.applyLiveEvent(LIVE_EVENTS.markedRead, { notification_id: 'a', unread_count: 1 });
+    store.applyLiveEvent(LIVE_EVENTS.deleted, { notification_id: 'b', unread_count: 0 });
+    expect(store.items.map((item) => item.id)).toEqual(['a']);
+    expect(store.unreadCount).toBe(0);
+    expect(events.map(([name]) => name)).toEqual(['notification:marked-read', 'notification:deleted']);
+  });
+
+  it('picks up on refresh only what is newer than the list it holds', async () => {
+    const records = [record('b', 2), record('c', 3), record('d', 4)];
+    const { store, events } = storeWith(records);
+    await store.loadNotifications();
+    records.unshift(record('a', 1));
+    await store.deleteNotification('c'); // 'd' moves up to page 1 but is older: it belongs to loadMore
+    await store.refresh();
+    expect(store.items.map((item) => item.id)).toEqual(['a', 'b']);
+    expect(events.filter(([name]) => name === 'notification:received')).toHaveLength(1);
+  });
+
+  it('shows a failed write as an error and leaves the item as it was', async () => {
+    const { store } = storeWith([record('a', 1)]);
+    await store.loadNotifications();
+    (store as unknown as { configure: BellStore['configure'] }).configure({
+      client: {
+        ...fakeClient([]).client,
+        markRead: async () => {
+          throw new BellError('forbidden', 'Could not mark it as read: send the CSRF token.', {
+            status: 403,
+          });
+        },
+      },
+      perPage: 2,
+      unreadFeed: true,
+      labels: DEFAULT_LABELS,
+      emit: () => {},
+    });
+    await store.markAsRead('a');
+    expect(store.error).toBe('Could not mark it as read: send the CSRF token.');
+    expect(store.items[0]?.readAt).toBeNull();
+    store.dismissError();
+    expect(store.error).toBeNull();
+  });
+
+  it('keeps items made in the page local: read and delete never reach the server', async () => {
+    const { store, calls } = storeWith([], 10);
+    await store.loadNotifications();
+    const local = {
+      ...(normalizeNotification(record('x', 0)) as BellNotification),
+      id: 'local-1',
+      local: true,
+    };
+    store.addNotification(local);
+    await store.markAsRead('local-1');
+    await store.deleteNotification('local-1');
+    expect(calls).toEqual(['list 1']);
+    expect(store.items).toEqual([]);
+  });
+});

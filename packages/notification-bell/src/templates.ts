@@ -1,0 +1,140 @@
+import { TOOL_ICONS } from './icons.js';
+
+/** The parts of the bell a page can replace, each an HTML string with Alpine directives. */
+export interface BellTemplates {
+  /** Inside the bell button: the icon (the badge and accessible name stay the bell's). */
+  readonly bell: string;
+  /** Shown while the first page loads. */
+  readonly loading: string;
+  /** Shown when there is nothing to show. */
+  readonly empty: string;
+  /** The list of items; each item's scope is `notificationItem(item)`. */
+  readonly list: string;
+  /** The control that loads the next page. */
+  readonly loadMore: string;
+}
+
+/** The names of the replaceable parts. */
+export const TEMPLATE_NAMES = ['bell', 'loading', 'empty', 'list', 'loadMore'] as const;
+
+const ITEM = `
+<li class="herald-bell__item" x-data="notificationItem(item)" :class="classes" :data-notification-id="item.id">
+  <button type="button" class="herald-bell__item-main" data-bell-focus @click="activate()">
+    <span class="herald-bell__icon" :class="'herald-bell__icon--' + item.tone" aria-hidden="true">
+      <template x-if="item.iconClass"><i :class="item.iconClass"></i></template>
+      <template x-if="!item.iconClass"><span class="herald-bell__svg" x-html="iconSvg"></span></template>
+    </span>
+    <span class="herald-bell__text">
+      <span class="herald-bell__title" x-text="item.title"></span>
+      <span class="herald-bell__message" x-text="item.message" x-show="item.message"></span>
+      <time class="herald-bell__time" :datetime="item.createdAt" x-text="timeAgo"></time>
+    </span>
+    <span class="herald-bell__sr" x-text="item.readAt ? '' : ', ' + labels.unreadMark"></span>
+  </button>
+  <span class="herald-bell__dot" x-show="!item.readAt" aria-hidden="true"></span>
+  <span class="herald-bell__tools">
+    <button type="button" class="herald-bell__tool" x-show="!item.readAt" @click="markAsRead()"
+      :aria-label="labels.markRead + ': ' + item.title" :title="labels.markRead">${TOOL_ICONS.read}</button>
+    <button type="button" class="herald-bell__tool herald-bell__tool--delete" @click="remove()"
+      :aria-label="labels.delete + ': ' + item.title" :title="labels.delete">${TOOL_ICONS.delete}</button>
+  </span>
+  <span class="herald-bell__actions" x-show="item.actions.length > 0">
+    <template x-for="action in item.actions" :key="action.name">
+      <button type="button" class="herald-bell__action" :class="'herald-bell__action--' + action.tone"
+        :disabled="action.isDisabled" @click="runAction(action)" x-text="action.label"></button>
+    </template>
+  </span>
+</li>`;
+
+/** The bell's own templates, used for every part the page does not replace. */
+export const DEFAULT_TEMPLATES: BellTemplates = {
+  bell: `<span class="herald-bell__bell-icon">${TOOL_ICONS.bell}</span>`,
+  loading: `<div class="herald-bell__state herald-bell__state--loading" role="status">
+  <span class="herald-bell__spinner" aria-hidden="true"></span><span x-text="labels.loading"></span>
+</div>`,
+  empty: `<div class="herald-bell__state herald-bell__state--empty">
+  <span class="herald-bell__empty-icon" aria-hidden="true">${TOOL_ICONS.bell}</span>
+  <strong x-text="labels.empty"></strong><span x-text="labels.emptyHint"></span>
+</div>`,
+  list: `<ul class="herald-bell__list" x-data="notificationList" :aria-label="labels.title">
+  <template x-for="item in items" :key="item.id">${ITEM}
+  </template>
+</ul>`,
+  loadMore: `<div class="herald-bell__more">
+  <button type="button" class="herald-bell__more-button" @click="loadMore()"
+    :disabled="$store.notifications.isLoading" x-text="$store.notifications.isLoading ? labels.loading : labels.loadMore"></button>
+</div>`,
+};
+
+/**
+ * Picks each part: given in code first, then a `<template data-bell-template="name">` inside the bell's
+ * element, then one anywhere in the document, then the default.
+ */
+export function resolveTemplates(host: Element, given: Partial<BellTemplates> = {}): BellTemplates {
+  const doc = host.ownerDocument;
+  const pick = (name: keyof BellTemplates): string => {
+    const fromCode = given[name];
+    if (fromCode !== undefined) return fromCode;
+    const selector = `template[data-bell-template="${name}"]`;
+    const found =
+      host.querySelector<HTMLTemplateElement>(selector) ?? doc.querySelector<HTMLTemplateElement>(selector);
+    return found ? found.innerHTML : DEFAULT_TEMPLATES[name];
+  };
+  return {
+    bell: pick('bell'),
+    loading: pick('loading'),
+    empty: pick('empty'),
+    list: pick('list'),
+    loadMore: pick('loadMore'),
+  };
+}
+
+/** The whole widget's markup around the parts: button, badge, live region, dropdown or panel. */
+export function renderBellMarkup(parts: BellTemplates): string {
+  return `<div class="herald-bell" x-data="notificationBell" :data-theme="theme"
+  :class="['herald-bell--' + mode, 'herald-bell--' + position, $store.notifications.isOpen ? 'herald-bell--open' : '']"
+  @keydown.escape="onEscape($event)" @click.outside="onOutside()">
+  <button type="button" class="herald-bell__button" x-ref="button" @click="toggle()"
+    @keydown.down.prevent="open()" aria-haspopup="dialog" :aria-expanded="String($store.notifications.isOpen)"
+    :aria-controls="panelId" :aria-label="buttonLabel">
+    ${parts.bell}
+    <span class="herald-bell__badge" x-show="$store.notifications.unreadCount > 0" x-text="badgeText" aria-hidden="true"></span>
+  </button>
+  <div class="herald-bell__sr" aria-live="polite" aria-atomic="true" x-text="$store.notifications.announcement"></div>
+  <div class="herald-bell__backdrop" x-show="$store.notifications.isOpen && mode === 'panel'" @click="close(true)"
+    x-transition.opacity></div>
+  <div class="herald-bell__popover" x-ref="panel" :id="panelId" role="dialog" tabindex="-1"
+    :aria-modal="mode === 'panel' ? 'true' : 'false'" :aria-labelledby="titleId"
+    x-show="$store.notifications.isOpen" x-transition:enter="herald-bell--entering"
+    @keydown.down="moveFocus($event, 1)" @keydown.up="moveFocus($event, -1)"
+    @keydown.home="moveFocus($event, 'first')" @keydown.end="moveFocus($event, 'last')">
+    <div class="herald-bell__header">
+      <h2 class="herald-bell__heading" :id="titleId" x-text="labels.title"></h2>
+      <span class="herald-bell__count" x-show="$store.notifications.unreadCount > 0"
+        x-text="labels.unread($store.notifications.unreadCount)"></span>
+      <span class="herald-bell__spacer"></span>
+      <button type="button" class="herald-bell__mark-all" x-show="$store.notifications.unreadCount > 0"
+        @click="$store.notifications.markAllAsRead()">${TOOL_ICONS.readAll}<span x-text="labels.markAllRead"></span></button>
+      <button type="button" class="herald-bell__close" @click="close(true)" :aria-label="labels.close"
+        :title="labels.close">${TOOL_ICONS.close}</button>
+    </div>
+    <div class="herald-bell__error" role="alert" x-show="$store.notifications.error">
+      <span x-text="$store.notifications.error"></span>
+      <button type="button" class="herald-bell__dismiss" @click="$store.notifications.dismissError()" x-text="labels.dismiss"></button>
+    </div>
+    <div class="herald-bell__status" x-show="$store.notifications.connection === 'down'" x-text="labels.offline"></div>
+    <div class="herald-bell__body">
+      <template x-if="$store.notifications.isLoading && $store.notifications.items.length === 0">
+        <div class="herald-bell__slot">${parts.loading}</div>
+      </template>
+      <template x-if="!$store.notifications.isLoading && $store.notifications.items.length === 0">
+        <div class="herald-bell__slot">${parts.empty}</div>
+      </template>
+      <div class="herald-bell__slot" x-show="$store.notifications.items.length > 0">${parts.list}</div>
+      <template x-if="$store.notifications.hasMore">
+        <div class="herald-bell__slot">${parts.loadMore}</div>
+      </template>
+    </div>
+  </div>
+</div>`;
+}
