@@ -13,7 +13,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { CouldNotSendNotification, createTeamChatChannel, type TeamChatChannel } from '../src/index.js';
+import { createTeamChatChannel, type TeamChatChannel } from '../src/index.js';
+import { rejection } from './helpers.js';
 
 // Each option of the channel's config against a real socket on loopback: a receiver that never answers,
 // one that never accepts, a CONNECT proxy and a receiver with a self-signed certificate.
@@ -25,15 +26,6 @@ function channel(config: Record<string, unknown> & { webhook: string }): TeamCha
   const created = createTeamChatChannel({ config });
   opened.push(created);
   return created;
-}
-
-async function failure(promise: Promise<unknown>): Promise<CouldNotSendNotification> {
-  const error = await promise.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(error).toBeInstanceOf(CouldNotSendNotification);
-  return error as CouldNotSendNotification;
 }
 
 function portOf(server: Server | HttpServer): number {
@@ -120,7 +112,7 @@ describe('timeout', () => {
       connect_timeout: 5,
     });
     const started = Date.now();
-    const error = await failure(teamchat.post('hello'));
+    const error = await rejection(teamchat.post('hello'));
     const took = Date.now() - started;
     expect(error.code).toBe('timeout');
     expect(error.message).toBe(`teamchat: no answer from http://127.0.0.1:${portOf(silent)} within 0.3s`);
@@ -177,7 +169,7 @@ describe('connect_timeout', () => {
       timeout: 10,
     });
     const started = Date.now();
-    const error = await failure(teamchat.post('hello'));
+    const error = await rejection(teamchat.post('hello'));
     expect(error.code).toBe('connect_timeout');
     expect(error.message).toBe(`teamchat: could not connect to http://127.0.0.1:${port} within 0.2s`);
     // undici checks connect timeouts on a clock of about half a second, so allow for it; far below `timeout`.
@@ -212,7 +204,7 @@ describe('proxy', () => {
       webhook: `http://127.0.0.1:${portOf(target)}/hooks/id/tok`,
       proxy: `http://127.0.0.1:${port}`,
     });
-    const error = await failure(teamchat.post('hello'));
+    const error = await rejection(teamchat.post('hello'));
     expect(error.code).toBe('request_failed');
     expect(received).toEqual([]);
   });
@@ -259,7 +251,7 @@ describe('verify', () => {
   it('refuses a self-signed certificate when verify is true (the default)', async () => {
     const received: unknown[] = [];
     const teamchat = channel({ webhook: await startTlsReceiver(received) });
-    const error = await failure(teamchat.post('hello'));
+    const error = await rejection(teamchat.post('hello'));
     expect(error.code).toBe('request_failed');
     expect(error.message).toMatch(/self[- ]signed/i);
     expect(received).toEqual([]);
@@ -270,7 +262,7 @@ describe('verify', () => {
     const webhook = await startTlsReceiver(received);
     const proxy = await startProxy();
     const strict = channel({ webhook, proxy: proxy.url });
-    expect((await failure(strict.post('refused'))).message).toMatch(/self[- ]signed/i);
+    expect((await rejection(strict.post('refused'))).message).toMatch(/self[- ]signed/i);
     const lax = channel({ webhook, proxy: proxy.url, verify: false });
     await expect(lax.post('accepted')).resolves.toMatchObject({ status: 200 });
     expect(received).toEqual([{ text: 'accepted' }]);

@@ -9,6 +9,7 @@ import {
   TeamChatMessage,
   type TeamChatNotification,
 } from '../src/index.js';
+import { rejection } from './helpers.js';
 import { type RocketChatDouble, startRocketChatDouble } from './rocketchat-double.js';
 
 // Tests against a loopback double of Rocket.Chat's webhook endpoint (see rocketchat-double.ts for its rules).
@@ -30,15 +31,6 @@ class Deployed implements TeamChatNotification {
   toTeamChat() {
     return this.content;
   }
-}
-
-async function caught(promise: Promise<unknown>): Promise<CouldNotSendNotification> {
-  const error = await promise.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(error).toBeInstanceOf(CouldNotSendNotification);
-  return error as CouldNotSendNotification;
 }
 
 beforeAll(async () => {
@@ -160,7 +152,7 @@ describe('posting to a Rocket.Chat incoming webhook', () => {
   });
 
   it('refuses a relative URL before sending, naming the key', async () => {
-    const error = await caught(
+    const error = await rejection(
       channel('fixed').post(TeamChatMessage.create('x').attachment((a) => a.image('/logo.png'))),
     );
     expect(error.code).toBe('invalid_message');
@@ -173,7 +165,7 @@ describe('posting to a Rocket.Chat incoming webhook', () => {
 
 describe('Rocket.Chat refusing a post', () => {
   it('raises CouldNotSendNotification with the 400 when the hook does not allow a channel override', async () => {
-    const error = await caught(channel('fixed').post('hi', { channel: '#ops' }));
+    const error = await rejection(channel('fixed').post('hi', { channel: '#ops' }));
     expect(error).toMatchObject({
       code: 'http_error',
       channel: 'teamchat',
@@ -189,18 +181,18 @@ describe('Rocket.Chat refusing a post', () => {
 
   it('raises the 400 for a room that does not exist or that the bot may not post in', async () => {
     const teamchat = channel('open');
-    expect((await caught(teamchat.post('hi', { channel: '#nowhere' }))).response?.body).toEqual({
+    expect((await rejection(teamchat.post('hi', { channel: '#nowhere' }))).response?.body).toEqual({
       success: false,
       error: 'invalid-channel',
     });
-    expect((await caught(teamchat.post('hi', { channel: '#secret' }))).response?.body).toEqual({
+    expect((await rejection(teamchat.post('hi', { channel: '#secret' }))).response?.body).toEqual({
       success: false,
       error: 'error-not-allowed',
     });
   });
 
   it('raises the 400 for an attachment Rocket.Chat refuses that local validation lets through', async () => {
-    const error = await caught(
+    const error = await rejection(
       channel('fixed').post({ text: 'x', attachments: [{ title: 't', collapsed: 'yes' } as never] }),
     );
     expect(error.response).toMatchObject({ status: 400, body: { success: false } });
@@ -215,7 +207,7 @@ describe('Rocket.Chat refusing a post', () => {
       logger: { debug: log, warn: log, error: log },
     });
     opened.push(teamchat);
-    const error = await caught(teamchat.post('hi'));
+    const error = await rejection(teamchat.post('hi'));
     expect(error).toMatchObject({
       code: 'http_error',
       channel: 'teamchat-alerts',
@@ -229,7 +221,7 @@ describe('Rocket.Chat refusing a post', () => {
   });
 
   it('raises the 503 of a disabled hook', async () => {
-    const error = await caught(channel('off').post('hi'));
+    const error = await rejection(channel('off').post('hi'));
     expect(error.response).toMatchObject({ status: 503, body: { error: 'Service Unavailable' } });
   });
 
@@ -255,7 +247,7 @@ describe('rate limiting', () => {
   it('raises the 429 with how long to wait when no retries are asked for', async () => {
     const teamchat = channel('busy');
     await teamchat.post('first');
-    const error = await caught(teamchat.post('second'));
+    const error = await rejection(teamchat.post('second'));
     expect(error.response?.status).toBe(429);
     expect(error.response?.headers['x-ratelimit-limit']).toBe('1');
     expect(error.retryAfterMs).toBeGreaterThan(0);
@@ -278,7 +270,7 @@ describe('rate limiting', () => {
   it('gives up at once when the wait is longer than retry_max_wait', async () => {
     const teamchat = channel('busy', { retries: 3, retry_max_wait: 0.05 });
     await teamchat.post('first');
-    const error = await caught(teamchat.post('second'));
+    const error = await rejection(teamchat.post('second'));
     expect(error.response?.status).toBe(429);
     expect(chat.attempts.map((a) => a.status)).toEqual([200, 429]);
   });
