@@ -259,11 +259,13 @@ describe('rate limiting', () => {
     await teamchat.post('first');
     const response = await teamchat.post('second');
     expect(response.status).toBe(200);
-    expect(chat.attempts.map((a) => a.status)).toEqual([200, 429, 200]);
-    const [, limited, retried] = chat.attempts;
-    // The double's window is 400 ms from the first post; the retry must come after it reset.
-    expect((retried?.at ?? 0) - (chat.attempts[0]?.at ?? 0)).toBeGreaterThanOrEqual(390);
-    expect(limited).toBeDefined();
+    const statuses = chat.attempts.map((a) => a.status);
+    // Timers may fire a millisecond early, which can cost one more 429 inside the retry budget.
+    expect(statuses.slice(0, 2)).toEqual([200, 429]);
+    expect(statuses.at(-1)).toBe(200);
+    expect(statuses.length).toBeLessThanOrEqual(4);
+    // The double's window is 400 ms from the first post; the accepted retry must come after it reset.
+    expect((chat.attempts.at(-1)?.at ?? 0) - (chat.attempts[0]?.at ?? 0)).toBeGreaterThanOrEqual(390);
     expect(chat.received.map((p) => p.body)).toEqual([{ text: 'first' }, { text: 'second' }]);
   });
 
