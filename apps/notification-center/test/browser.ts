@@ -87,6 +87,7 @@ export async function signIn(
     viewport: options.viewport ?? { width: 1100, height: 760 },
     locale: 'en-US',
   });
+  context.setDefaultTimeout(10_000);
   const page = await context.newPage();
   const errors: string[] = [];
   page.on('pageerror', (error) => errors.push(error.message));

@@ -160,9 +160,13 @@ export function createBellStore(initial: { unreadCount?: number } = {}): BellSto
         return;
       }
       const readAt = new Date().toISOString();
-      for (const item of this.items) if (item.readAt === null) item.readAt = readAt;
+      const unreadItems = this.items.filter((item) => item.readAt === null);
+      for (const item of unreadItems) item.readAt = readAt;
       this.unreadCount = unread ?? 0;
-      emit(BELL_EVENTS.allMarkedRead, { unreadCount: this.unreadCount });
+      // Once: the server's own live event may have got here first, and said so already.
+      if (unreadItems.length > 0 || this.items.length === 0) {
+        emit(BELL_EVENTS.allMarkedRead, { unreadCount: this.unreadCount });
+      }
     },
 
     async deleteNotification(id) {

@@ -101,11 +101,10 @@ export function renderBellMarkup(parts: BellTemplates): string {
     <span class="herald-bell__badge" x-show="$store.notifications.unreadCount > 0" x-text="badgeText" aria-hidden="true"></span>
   </button>
   <div class="herald-bell__sr" aria-live="polite" aria-atomic="true" x-text="$store.notifications.announcement"></div>
-  <div class="herald-bell__backdrop" x-show="$store.notifications.isOpen && mode === 'panel'" @click="close(true)"
-    x-transition.opacity></div>
+  <div class="herald-bell__backdrop" x-show="$store.notifications.isOpen && mode === 'panel'" @click="close(true)"></div>
   <div class="herald-bell__popover" x-ref="panel" :id="panelId" role="dialog" tabindex="-1"
     :aria-modal="mode === 'panel' ? 'true' : 'false'" :aria-labelledby="titleId"
-    x-show="$store.notifications.isOpen" x-transition:enter="herald-bell--entering"
+    x-show="$store.notifications.isOpen"
     @keydown.down="moveFocus($event, 1)" @keydown.up="moveFocus($event, -1)"
     @keydown.home="moveFocus($event, 'first')" @keydown.end="moveFocus($event, 'last')">
     <div class="herald-bell__header">
