@@ -1,12 +1,12 @@
 import { describeChannel, isOriginAllowed, validateChannelName } from '@herald/protocol-core';
 import { type Context, Hono } from 'hono';
-import { cors } from 'hono/cors';
 import { routePath } from 'hono/route';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import { type ApiApp, type AppLookup, appLookupOf, eventLimitsOf } from './api-app.js';
 import type { RealtimeBackend } from './backend.js';
 import { type ChannelCounts, countsOf, type InfoAttribute, parseInfo } from './channel-info.js';
 import { HttpApiError } from './errors.js';
+import { createTextResponse } from './internal/light-response.js';
 import { readBodyWithin } from './internal/read-body.js';
 import { type Logger, silentLogger } from './logger.js';
 import {
@@ -60,6 +60,8 @@ export interface HttpApiEnv {
   Variables: {
     app: ApiApp;
     body: Uint8Array;
+    /** Headers to add to the response, such as the rate-limit ones. */
+    responseHeaders: Readonly<Record<string, string>>;
   };
 }
 
@@ -75,12 +77,21 @@ function normalizePrefix(path: string | undefined): string {
   return withSlash.endsWith('/') ? withSlash.slice(0, -1) : withSlash;
 }
 
-function sendJson(c: Context, body: unknown, status: ContentfulStatusCode = 200): Response {
+function sendJson(
+  c: Context,
+  body: unknown,
+  status: ContentfulStatusCode = 200,
+  extra: Readonly<Record<string, string>> = {},
+): Response {
   const text = JSON.stringify(body);
-  return c.body(text, status, {
+  const headers = new Headers({
+    ...(c.get('responseHeaders') as Record<string, string> | undefined),
+    ...extra,
     'Content-Type': 'application/json; charset=utf-8',
     'Content-Length': String(Buffer.byteLength(text)),
   });
+  // A light response: the REST path is hot, and undici's Response would stream this short string.
+  return createTextResponse(text, status, headers);
 }
 
 function refuse(issue: ValidationIssue): HttpApiError {
@@ -144,7 +155,7 @@ export function createHttpApi(options: HttpApiOptions): Hono<HttpApiEnv> {
         headers,
       });
     }
-    for (const [name, value] of Object.entries(headers)) c.header(name, value);
+    c.set('responseHeaders', { ...c.get('responseHeaders'), ...headers });
   }
 
   async function publish(app: ApiApp, event: TriggeredEvent): Promise<void> {
@@ -195,8 +206,7 @@ export function createHttpApi(options: HttpApiOptions): Hono<HttpApiEnv> {
     if (error instanceof HttpApiError) {
       const body =
         error.field === undefined ? { error: error.message } : { error: error.message, field: error.field };
-      for (const [name, value] of Object.entries(error.headers)) c.header(name, value);
-      return sendJson(c, body, error.status);
+      return sendJson(c, body, error.status, error.headers);
     }
     logger.error('request failed', {
       error,
@@ -224,17 +234,28 @@ export function createHttpApi(options: HttpApiOptions): Hono<HttpApiEnv> {
     await next();
   });
 
-  api.use(
-    '/apps/:appId/*',
-    cors({
-      origin: (origin, c: Context<HttpApiEnv>) => {
-        if (!isOriginAllowed(origin || undefined, c.get('app').allowedOrigins)) return null;
-        return origin || '*';
-      },
-      allowMethods: ['GET', 'POST', 'OPTIONS'],
-      maxAge: 86_400,
-    }),
-  );
+  // CORS per the app's allowed origins. Headers go into the context for sendJson rather than onto `c.res`:
+  // touching `c.res` before the handler answers makes hono rebuild the response, a cost on every call.
+  api.use('/apps/:appId/*', async (c, next) => {
+    const origin = c.req.header('origin');
+    const allowed = origin !== undefined && isOriginAllowed(origin, c.get('app').allowedOrigins);
+    if (c.req.method === 'OPTIONS') {
+      const headers = new Headers({ Vary: 'Origin' });
+      if (allowed) {
+        headers.set('Access-Control-Allow-Origin', origin);
+        headers.set('Access-Control-Allow-Methods', 'GET,POST,OPTIONS');
+        headers.set('Access-Control-Max-Age', '86400');
+        const requested = c.req.header('access-control-request-headers');
+        if (requested) {
+          headers.set('Access-Control-Allow-Headers', requested);
+          headers.append('Vary', 'Access-Control-Request-Headers');
+        }
+      }
+      return new Response(null, { status: 204, headers });
+    }
+    if (allowed) c.set('responseHeaders', { 'Access-Control-Allow-Origin': origin, Vary: 'Origin' });
+    return next();
+  });
 
   api.use('/apps/:appId/*', async (c, next) => {
     const app = c.get('app');

@@ -22,6 +22,9 @@ export interface HttpBridgeOptions {
   readonly onError?: (error: unknown) => void;
 }
 
+/** The global symbol under which a light response carries its body text (see @herald/http-api). */
+const RESPONSE_BODY = Symbol.for('herald.http.body');
+
 const BODYLESS = new Set(['GET', 'HEAD', 'OPTIONS']);
 const STATUS_TEXT: Record<number, string> = { 200: 'OK', 204: 'No Content', 413: 'Payload Too Large' };
 
@@ -92,7 +95,14 @@ export function handleWithFetch(res: HttpResponse, req: HttpRequest, options: Ht
     Promise.resolve()
       .then(() => options.handler(request))
       .then(async (response) => {
-        // text() is the cheapest way out of undici's Response; binary bodies keep their bytes.
+        // A handler that knows the bridge (such as @herald/http-api) hands its body text over under this global
+        // symbol, skipping undici's body streams; otherwise text() is the cheapest way out of a Response, and
+        // binary bodies keep their bytes.
+        const handed = (response as unknown as Record<symbol, unknown>)[RESPONSE_BODY];
+        if (typeof handed === 'string') {
+          finish(response.status, response.headers, handed, body?.length ?? 0);
+          return;
+        }
         const type = response.headers.get('content-type') ?? '';
         const textual = type.startsWith('text/') || type.includes('json');
         const out =

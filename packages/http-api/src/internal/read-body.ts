@@ -17,6 +17,12 @@ export async function readBodyWithin(
 ): Promise<Result<Uint8Array, BodyTooLarge>> {
   const declared = request.headers.get('content-length');
   if (declared !== null && Number(declared) > limit) return fail({ limit });
+  if (declared !== null) {
+    // A declared length within the limit bounds what can be read: take the body whole, without a stream
+    // reader (the real-time server's bridge hands over bytes it already holds).
+    const bytes = new Uint8Array(await request.arrayBuffer());
+    return bytes.byteLength > limit ? fail({ limit }) : ok(bytes);
+  }
   if (request.body === null) return ok(EMPTY);
   const reader = request.body.getReader();
   const chunks: Uint8Array[] = [];
