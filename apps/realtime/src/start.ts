@@ -102,6 +102,7 @@ function scalingRedis(config: RealtimeConfig): RedisServerOptions & { channel: s
 
 /** Asks every node of the cluster to restart, through the Redis in `scaling.*` (`realtime restart_server`). */
 export async function requestClusterRestart(config: RealtimeConfig): Promise<number> {
+  const { publishRestart } = await import('@herald/scaling-redis');
   return publishRestart(scalingRedis(config));
 }
 
@@ -136,21 +137,27 @@ export async function startRealtime(
     nodeReaped: (nodeId: string) => countInto?.clusterHooks().nodeReaped(nodeId),
     resynced: () => countInto?.clusterHooks().resynced(),
   };
-  const cluster = scaling.enabled
-    ? createRedisCluster({
-        ...scalingRedis(config),
-        keyPrefix: scaling.prefix,
-        heartbeatMs: scaling.heartbeat_ms,
-        ...(scaling.dead_after_ms ? { deadAfterMs: scaling.dead_after_ms } : {}),
-        ...(scaling.node_id ? { nodeId: scaling.node_id } : {}),
-        logger: scoped(logger, 'socket.server.redis'),
-        metrics: clusterMetrics,
-      })
-    : undefined;
+  // Redis is loaded only when it is used: a single node starts without it.
+  const redis =
+    scaling.enabled || (config.rate_limiter.enabled && config.rate_limiter.driver === 'redis')
+      ? await import('@herald/scaling-redis')
+      : undefined;
+  const cluster =
+    scaling.enabled && redis
+      ? redis.createRedisCluster({
+          ...scalingRedis(config),
+          keyPrefix: scaling.prefix,
+          heartbeatMs: scaling.heartbeat_ms,
+          ...(scaling.dead_after_ms ? { deadAfterMs: scaling.dead_after_ms } : {}),
+          ...(scaling.node_id ? { nodeId: scaling.node_id } : {}),
+          logger: scoped(logger, 'socket.server.redis'),
+          metrics: clusterMetrics,
+        })
+      : undefined;
   const limits = config.rate_limiter;
   const sharedLimits =
-    limits.enabled && limits.driver === 'redis'
-      ? redisRateLimitStore({
+    limits.enabled && limits.driver === 'redis' && redis
+      ? redis.redisRateLimitStore({
           ...(limits.redis.url
             ? { url: limits.redis.url }
             : { host: limits.redis.host, port: limits.redis.port }),
