@@ -14,6 +14,7 @@ import {
   renderNotificationBell,
 } from '@herald/notifications';
 import { safeEqual } from '@herald/protocol-core';
+import { createTeamChatChannels, TeamChatMessage } from '@herald/teamchat-channel';
 import { serveStatic } from '@hono/node-server/serve-static';
 import { Hono } from 'hono';
 import { installedBellAssets } from './bell-assets.js';
@@ -42,6 +43,11 @@ class DemoNotification implements Notification {
   }
   toDatabase() {
     return { title: this.title, message: this.message, icon: 'bell' as const };
+  }
+  toTeamChat() {
+    return TeamChatMessage.create()
+      .text(`*${this.title}*`)
+      .attachment((attachment) => attachment.text(this.message).color('good'));
   }
 }
 
@@ -81,6 +87,9 @@ export async function createNotificationCenter(
   const broadcaster = config.realtime ? createBroadcaster(config.realtime) : undefined;
   const channels: Record<string, NotificationChannel> = { database: createDatabaseChannel({ store }) };
   if (broadcaster) channels.broadcast = createBroadcastChannel({ broadcaster });
+  // `teamchat`, `teamchat-alerts`, …: one Rocket.Chat incoming webhook each, from TEAMCHAT_WEBHOOKS.
+  const teamChat = createTeamChatChannels(config.teamChatWebhooks, { logger });
+  Object.assign(channels, teamChat);
   const notifier = createNotifier({ channels, logger });
   const sessions = createSessions(config.sessionSecret);
   const app = new Hono();
@@ -230,6 +239,9 @@ ${bellAssetsDir ? bell.tags.js : ''}`,
     app,
     store,
     notifier,
-    close: () => store.close(),
+    close: async () => {
+      await Promise.all(Object.values(teamChat).map((channel) => channel.close()));
+      await store.close();
+    },
   };
 }
