@@ -1,0 +1,79 @@
+import { mkdir, stat } from 'node:fs/promises';
+import { fileURLToPath } from 'node:url';
+import type { Browser } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { launchChromium, type RunningCenter, seed, signIn, startCenter } from './browser.js';
+
+// Takes the screenshots shown in packages/notification-bell/README.md: dropdown and panel, light and dark.
+const DOCS = fileURLToPath(new URL('../../../packages/notification-bell/docs/', import.meta.url));
+
+describe('the bell’s screenshots', () => {
+  let browser: Browser;
+  let running: RunningCenter;
+
+  beforeAll(async () => {
+    [browser, running] = await Promise.all([launchChromium(), startCenter({})]);
+    await seed(running.center.store, 'alice', [
+      {
+        title: 'Invoice #1042 was paid',
+        message: 'Acme Corp paid €1,280.00 by card.',
+        icon: 'check',
+        type: 'success',
+        action_url: '/invoices/1042',
+        minutesAgo: 2,
+      },
+      {
+        title: 'Carol mentioned you',
+        message: '“@alice can you review the rollout plan before Friday?”',
+        icon: 'message',
+        actions: [
+          { name: 'reply', label: 'Reply', url: '/threads/7', color: 'info' },
+          { name: 'later', label: 'Remind me later', event: 'remind-later' },
+        ],
+        minutesAgo: 25,
+      },
+      {
+        title: 'Disk usage at 91%',
+        message: 'db-2 will be full in about 3 days at the current rate.',
+        icon: 'alert',
+        type: 'warning',
+        minutesAgo: 3 * 60,
+      },
+      { title: 'New sign-in', message: 'Firefox on Linux, Berlin', icon: 'user', minutesAgo: 26 * 60 },
+      {
+        title: 'Weekly report ready',
+        message: '12 deploys, 0 incidents.',
+        icon: 'post',
+        minutesAgo: 5 * 24 * 60,
+      },
+    ]);
+    await mkdir(DOCS, { recursive: true });
+  });
+
+  afterAll(async () => {
+    await browser?.close();
+    await running?.stop();
+  });
+
+  for (const mode of ['dropdown', 'panel'] as const) {
+    for (const theme of ['light', 'dark'] as const) {
+      it(`shows the ${mode} in the ${theme} theme`, async () => {
+        const { context, page, errors } = await signIn(browser, running.base, 'alice', {
+          colorScheme: theme,
+          viewport: { width: 1000, height: mode === 'panel' ? 640 : 600 },
+        });
+        await page.goto(`${running.base}/?mode=${mode}&theme=${theme}`);
+        await page.locator('.herald-bell__button').click();
+        await page.locator('.herald-bell__item').nth(4).waitFor();
+        expect(await page.locator('.herald-bell').getAttribute('data-theme')).toBe(theme);
+        await page.mouse.move(0, 0);
+        await page.evaluate(() => (document.activeElement as HTMLElement | null)?.blur());
+        const path = `${DOCS}${mode}-${theme}.png`;
+        await page.screenshot({ path, animations: 'disabled' });
+        expect((await stat(path)).size).toBeGreaterThan(10_000);
+        expect(errors).toEqual([]);
+        await context.close();
+      });
+    }
+  }
+});
