@@ -1,4 +1,10 @@
-import { type ApiApp, createHttpApi, type RealtimeBackend } from '@herald/http-api';
+import {
+  type ApiApp,
+  createFastTrigger,
+  createHttpApi,
+  type HttpApiOptions,
+  type RealtimeBackend,
+} from '@herald/http-api';
 import {
   createRealtimeServer,
   type Logger,
@@ -187,13 +193,14 @@ export async function startRealtime(
         }
       : {}),
     logger: scoped(logger, 'socket.server'),
-    httpHandler: (request) => api.fetch(request),
+    httpHandler: (request) => api.app.fetch(request),
+    httpFastPath: (request) => api.fast?.(request),
     ...(hooks.onRestart ? { onRestart: hooks.onRestart } : {}),
   });
   countInto = server.metrics;
   const buildApi = (next: RealtimeConfig) => {
     const nextLimits = next.rate_limiter;
-    return createHttpApi({
+    const apiOptions: HttpApiOptions = {
       apps: next.applications.map(toApiApp),
       backend: backendOf(server),
       path: settings.path,
@@ -208,7 +215,9 @@ export async function startRealtime(
             },
           }
         : {}),
-    });
+    };
+    // The hottest call, a well-formed trigger, is answered from raw parts; everything else goes through hono.
+    return { app: createHttpApi(apiOptions), fast: createFastTrigger(apiOptions) };
   };
   let api = buildApi(config);
   const port = await server.listen();

@@ -65,13 +65,15 @@ export interface HttpApiEnv {
   };
 }
 
-const DEFAULT_MAX_REQUEST_SIZE = 10_000;
+/** Largest request body in bytes when `maxRequestSize` is not given. */
+export const DEFAULT_MAX_REQUEST_SIZE = 10_000;
 const HEALTHY = { health: 'OK' } as const;
 const CHANNELS_INFO: readonly InfoAttribute[] = ['user_count', 'subscription_count'];
 const CHANNEL_INFO: readonly InfoAttribute[] = ['user_count', 'subscription_count', 'cache'];
 const PRESENCE_PREFIX = 'presence-';
 
-function normalizePrefix(path: string | undefined): string {
+/** The route prefix in its canonical form: '' or `/name` without a trailing slash. */
+export function normalizePrefix(path: string | undefined): string {
   if (path === undefined || path === '' || path === '/') return '';
   const withSlash = path.startsWith('/') ? path : `/${path}`;
   return withSlash.endsWith('/') ? withSlash.slice(0, -1) : withSlash;

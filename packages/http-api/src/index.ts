@@ -10,6 +10,12 @@ export type {
   RealtimeBackend,
 } from './backend.js';
 export { HttpApiError, type HttpApiErrorCode, HttpApiErrorStatus, isHttpApiError } from './errors.js';
+export {
+  createFastTrigger,
+  type FastRestHandler,
+  type RawRestRequest,
+  type RawRestResponse,
+} from './fast-trigger.js';
 export { createHttpApi, type HttpApiEnv, type HttpApiOptions, type HttpApiRequest } from './http-api.js';
 export { type LogFields, type Logger, silentLogger } from './logger.js';
 export {

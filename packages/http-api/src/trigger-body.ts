@@ -40,7 +40,8 @@ const batchSchema = z.object({
   batch: z.array(z.object({ ...eventFields, channel: z.string() })),
 });
 
-interface RawEvent {
+/** An event's fields once their types are known. */
+export interface RawEvent {
   readonly name: string;
   readonly data: string;
   readonly channels: readonly string[];
@@ -48,7 +49,12 @@ interface RawEvent {
   readonly info?: string | undefined;
 }
 
-function checkEvent(raw: RawEvent, limits: EventLimits, at: string): Result<TriggeredEvent, ValidationIssue> {
+/** Checks one event's names, channels, info and data size against the app's limits. */
+export function checkEvent(
+  raw: RawEvent,
+  limits: EventLimits,
+  at: string,
+): Result<TriggeredEvent, ValidationIssue> {
   if (raw.name.length > limits.maxEventNameLength) {
     return fail(invalid(`${at}name`, `must be at most ${limits.maxEventNameLength} characters`));
   }

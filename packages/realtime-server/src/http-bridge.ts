@@ -4,9 +4,38 @@ import { createLightRequest } from './light-request.js';
 /** A fetch-style request handler, such as a hono app's `fetch`. */
 export type FetchHandler = (request: Request) => Response | Promise<Response>;
 
+/** A request as the bridge holds it before any Request object exists. */
+export interface RawHttpRequest {
+  readonly method: string;
+  /** The path as received, without the query string. */
+  readonly path: string;
+  /** The query string without `?`. */
+  readonly query: string;
+  /** Header values by lower-case name (repeated headers joined with `, `). */
+  readonly headers: Readonly<Record<string, string>>;
+  readonly body: Uint8Array;
+}
+
+/** An answer given from raw parts. */
+export interface RawHttpResponse {
+  readonly status: number;
+  readonly headers: Readonly<Record<string, string>>;
+  readonly body: string;
+}
+
+/**
+ * Answers the hottest requests from raw parts, before any Request is built (such as `createFastTrigger` of
+ * @herald/http-api); `undefined` hands the request to the fetch handler.
+ */
+export type FastHttpHandler = (
+  request: RawHttpRequest,
+) => RawHttpResponse | Promise<RawHttpResponse> | undefined;
+
 /** Options of the bridge between uWebSockets.js and a fetch handler. */
 export interface HttpBridgeOptions {
   readonly handler: FetchHandler;
+  /** Tried first; answers what it can without building a Request. */
+  readonly fastPath?: FastHttpHandler | undefined;
   /** Bodies larger than this are refused with 413 without reading further. */
   readonly maxBodyBytes: number;
   /** `http` or `https`, for the request URL the handler sees. */
@@ -27,16 +56,34 @@ const RESPONSE_BODY = Symbol.for('herald.http.body');
 
 const BODYLESS = new Set(['GET', 'HEAD', 'OPTIONS']);
 const STATUS_TEXT: Record<number, string> = { 200: 'OK', 204: 'No Content', 413: 'Payload Too Large' };
+const EMPTY = new Uint8Array(0);
+const JSON_HEADERS: Readonly<Record<string, string>> = { 'content-type': 'application/json' };
 
 function statusLine(status: number): string {
   return `${status} ${STATUS_TEXT[status] ?? ''}`.trimEnd();
 }
 
 const TOO_LARGE = JSON.stringify({ error: 'Request body is larger than the allowed maximum' });
+const SERVER_ERROR = '{"error":"Internal server error"}';
+
+type ResponseHeaders = Headers | Readonly<Record<string, string>>;
+
+function writeHeaders(res: HttpResponse, headers: ResponseHeaders): void {
+  if (headers instanceof Headers) {
+    headers.forEach((value, key) => {
+      // uWS writes its own Content-Length.
+      if (key !== 'content-length') res.writeHeader(key, value);
+    });
+    return;
+  }
+  for (const key in headers) {
+    if (key.toLowerCase() !== 'content-length') res.writeHeader(key, headers[key] as string);
+  }
+}
 
 /**
- * Answers a uWebSockets.js request with a fetch handler. Headers are read synchronously (uWS forbids touching the
- * request after the first await); the body is read only up to the limit.
+ * Answers a uWebSockets.js request with a fetch handler (after an optional fast path). Headers are read
+ * synchronously (uWS forbids touching the request after the first await); the body is read only up to the limit.
  */
 export function handleWithFetch(res: HttpResponse, req: HttpRequest, options: HttpBridgeOptions): void {
   let aborted = false;
@@ -45,26 +92,24 @@ export function handleWithFetch(res: HttpResponse, req: HttpRequest, options: Ht
   });
   const method = req.getCaseSensitiveMethod().toUpperCase();
   const url = req.getUrl();
-  const query = req.getQuery();
-  const headers = new Headers();
+  const query = req.getQuery() ?? '';
+  // A plain record: building undici's Headers is left to requests that need a Request.
+  const headers: Record<string, string> = {};
   req.forEach((key, value) => {
-    headers.append(key, value);
+    const existing = headers[key];
+    headers[key] = existing === undefined ? value : `${existing}, ${value}`;
   });
-  const host = headers.get('host') ?? 'localhost';
-  const fullUrl = `${options.scheme}://${host}${url}${query ? `?${query}` : ''}`;
 
   const finish = (
     status: number,
-    responseHeaders: Headers | undefined,
+    responseHeaders: ResponseHeaders,
     body: Uint8Array | string,
     bytesIn: number,
   ) => {
     if (aborted) return;
     res.cork(() => {
       res.writeStatus(statusLine(status));
-      responseHeaders?.forEach((value, key) => {
-        if (key !== 'content-length') res.writeHeader(key, value);
-      });
+      writeHeaders(res, responseHeaders);
       res.end(body);
     });
     options.onComplete?.({
@@ -76,22 +121,26 @@ export function handleWithFetch(res: HttpResponse, req: HttpRequest, options: Ht
     });
   };
 
+  const failed = (error: unknown) => {
+    options.onError?.(error);
+    finish(500, JSON_HEADERS, SERVER_ERROR, 0);
+  };
+
   const tooLarge = (bytesIn: number) => {
-    const responseHeaders = new Headers({ 'content-type': 'application/json', connection: 'close' });
     if (aborted) return;
     res.cork(() => {
       res.writeStatus(statusLine(413));
-      responseHeaders.forEach((value, key) => {
-        res.writeHeader(key, value);
-      });
+      res.writeHeader('content-type', 'application/json');
+      res.writeHeader('connection', 'close');
       res.end(TOO_LARGE, true);
     });
     aborted = true;
     options.onComplete?.({ status: 413, bytesIn, bytesOut: TOO_LARGE.length, path: url, method });
   };
 
-  const dispatch = (body: Uint8Array | undefined) => {
-    const request = createLightRequest(method, fullUrl, headers, body);
+  const viaFetch = (body: Uint8Array | undefined) => {
+    const fullUrl = `${options.scheme}://${headers.host ?? 'localhost'}${url}${query ? `?${query}` : ''}`;
+    const request = createLightRequest(method, fullUrl, new Headers(headers), body);
     Promise.resolve()
       .then(() => options.handler(request))
       .then(async (response) => {
@@ -113,28 +162,38 @@ export function handleWithFetch(res: HttpResponse, req: HttpRequest, options: Ht
               : new Uint8Array(await response.arrayBuffer());
         finish(response.status, response.headers, out, body?.length ?? 0);
       })
-      .catch((error: unknown) => {
-        options.onError?.(error);
-        finish(
-          500,
-          new Headers({ 'content-type': 'application/json' }),
-          '{"error":"Internal server error"}',
-          0,
-        );
-      });
+      .catch(failed);
   };
 
-  const declared = headers.get('content-length');
-  const chunked = headers.get('transfer-encoding') !== null;
-  if (BODYLESS.has(method) && !chunked && (declared === null || declared === '0')) {
+  const dispatch = (body: Uint8Array | undefined) => {
+    if (!options.fastPath) {
+      viaFetch(body);
+      return;
+    }
+    let answer: ReturnType<FastHttpHandler>;
+    try {
+      answer = options.fastPath({ method, path: url, query, headers, body: body ?? EMPTY });
+    } catch (error) {
+      failed(error);
+      return;
+    }
+    if (answer === undefined) viaFetch(body);
+    else if (answer instanceof Promise) {
+      answer.then((done) => finish(done.status, done.headers, done.body, body?.length ?? 0), failed);
+    } else finish(answer.status, answer.headers, answer.body, body?.length ?? 0);
+  };
+
+  const declared = headers['content-length'];
+  const chunked = headers['transfer-encoding'] !== undefined;
+  if (BODYLESS.has(method) && !chunked && (declared === undefined || declared === '0')) {
     dispatch(undefined);
     return;
   }
-  if (declared !== null && Number(declared) > options.maxBodyBytes) {
+  if (declared !== undefined && Number(declared) > options.maxBodyBytes) {
     tooLarge(0);
     return;
   }
-  if (!chunked && (declared === null || declared === '0')) {
+  if (!chunked && (declared === undefined || declared === '0')) {
     dispatch(undefined);
     return;
   }
@@ -149,6 +208,6 @@ export function handleWithFetch(res: HttpResponse, req: HttpRequest, options: Ht
     }
     // uWS reuses the chunk's memory after this callback returns: copy it.
     chunks.push(Buffer.from(chunk.slice(0)));
-    if (isLast) dispatch(Buffer.concat(chunks, received));
+    if (isLast) dispatch(chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, received));
   });
 }

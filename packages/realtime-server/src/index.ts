@@ -7,7 +7,14 @@ export {
 } from './app.js';
 export { ApplicationEventEmitter, type ApplicationEvents } from './application-events.js';
 export { isRealtimeServerError, RealtimeServerError, type RealtimeServerErrorCode } from './errors.js';
-export { type FetchHandler, type HttpBridgeOptions, handleWithFetch } from './http-bridge.js';
+export {
+  type FastHttpHandler,
+  type FetchHandler,
+  type HttpBridgeOptions,
+  handleWithFetch,
+  type RawHttpRequest,
+  type RawHttpResponse,
+} from './http-bridge.js';
 export { type LogFields, type Logger, silentLogger } from './logger.js';
 export { ServerMetrics } from './metrics.js';
 export { type ConnectionLimits, type LimitHit, SocketRateLimiter } from './rate-limits.js';

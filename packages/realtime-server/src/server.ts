@@ -39,7 +39,7 @@ import {
 import { type RealtimeApp, type ResolvedApp, resolveApp } from './app.js';
 import { ApplicationEventEmitter } from './application-events.js';
 import { RealtimeServerError } from './errors.js';
-import { type FetchHandler, handleWithFetch } from './http-bridge.js';
+import { type FastHttpHandler, type FetchHandler, handleWithFetch } from './http-bridge.js';
 import { type Logger, silentLogger } from './logger.js';
 import { ServerMetrics } from './metrics.js';
 import { SocketRateLimiter } from './rate-limits.js';
@@ -68,6 +68,8 @@ export interface RealtimeServerOptions {
   readonly pingInterval?: number;
   /** Answers every HTTP request that is not a WebSocket upgrade (the REST API). Default: 404 for all. */
   readonly httpHandler?: FetchHandler;
+  /** Tried before `httpHandler` for the hottest calls, from raw parts (e.g. http-api's `createFastTrigger`). */
+  readonly httpFastPath?: FastHttpHandler;
   /** Largest HTTP request body in bytes; larger ones get 413. Default 10000. */
   readonly maxRequestSize?: number;
   /** Number before the dot of every socket id: unique per node in a cluster. Default random. */
@@ -203,7 +205,11 @@ export interface RealtimeServer {
    * Restarts in place: closes every socket with 4200, forgets all channel state and serves the given apps (and
    * HTTP handler) from now on, on the same listening socket. Address, path and TLS stay as they are.
    */
-  reload(next: { readonly apps: readonly RealtimeApp[]; readonly httpHandler?: FetchHandler }): void;
+  reload(next: {
+    readonly apps: readonly RealtimeApp[];
+    readonly httpHandler?: FetchHandler;
+    readonly httpFastPath?: FastHttpHandler | undefined;
+  }): void;
 }
 
 const NO_CHANNELS: ReadonlySet<string> = new Set();
@@ -976,6 +982,7 @@ export function createRealtimeServer(options: RealtimeServerOptions): RealtimeSe
     }),
   });
 
+  let httpFastPath: FastHttpHandler | undefined = options.httpFastPath;
   let httpHandler: FetchHandler =
     options.httpHandler ??
     (() =>
@@ -986,6 +993,7 @@ export function createRealtimeServer(options: RealtimeServerOptions): RealtimeSe
   uwsApp.any('/*', (res, req) =>
     handleWithFetch(res, req, {
       handler: (request) => httpHandler(request),
+      fastPath: httpFastPath ? (request) => (httpFastPath as FastHttpHandler)(request) : undefined,
       maxBodyBytes: options.maxRequestSize ?? 10_000,
       scheme: options.tls ? 'https' : 'http',
       onError: (error) => logger.error('HTTP handler failed', { error }),
@@ -1152,6 +1160,7 @@ export function createRealtimeServer(options: RealtimeServerOptions): RealtimeSe
       dropConnections('Server is restarting');
       loadApps(next.apps);
       if (next.httpHandler) httpHandler = next.httpHandler;
+      if ('httpFastPath' in next) httpFastPath = next.httpFastPath;
       if (listenSocket) startSweep();
       logger.info('reloaded', { scope: 'socket.server.restart', apps: next.apps.length });
     },
