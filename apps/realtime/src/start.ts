@@ -12,12 +12,8 @@ import {
   type RealtimeServer,
   type ServerMetrics,
 } from '@herald/realtime-server';
-import {
-  createRedisCluster,
-  publishRestart,
-  type RedisServerOptions,
-  redisRateLimitStore,
-} from '@herald/scaling-redis';
+// Types only: the adapter itself is imported when scaling or the redis driver is on.
+import type { RedisServerOptions } from '@herald/scaling-redis';
 import type { ApplicationConfig, RealtimeConfig, ServerConfig } from './config-schema.js';
 import { scoped } from './logger.js';
 

@@ -252,7 +252,9 @@ export function createRealtimeServer(options: RealtimeServerOptions): RealtimeSe
     generation += 1;
     appsByKey.clear();
     appsById.clear();
-    apps.forEach((raw, index) => addApp(raw, index));
+    apps.forEach((raw, index) => {
+      addApp(raw, index);
+    });
   }
 
   function addApp(raw: RealtimeApp, index: number): void {
