@@ -6,8 +6,9 @@ import { configFromEnv } from './config.js';
 
 const logger: NotificationLogger = {
   debug: () => {},
-  warn: (fields, message) => console.warn(`warn: ${message}`, fields),
-  error: (fields, message) => console.error(`error: ${message}`, fields),
+  info: (message, fields) => console.log(`info: ${message}`, fields ?? {}),
+  warn: (message, fields) => console.warn(`warn: ${message}`, fields ?? {}),
+  error: (message, fields) => console.error(`error: ${message}`, fields ?? {}),
 };
 
 async function main(command: string | undefined): Promise<number> {

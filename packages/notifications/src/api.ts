@@ -107,10 +107,10 @@ export function createNotificationApi(options: NotificationApiOptions): Hono<Env
     try {
       await options.onChange(owner, change);
     } catch (error) {
-      logger.warn(
-        { event: change.event, err: error instanceof Error ? error.message : String(error) },
-        'change not published',
-      );
+      logger.warn('change not published', {
+        event: change.event,
+        err: error instanceof Error ? error.message : String(error),
+      });
     }
   };
 
@@ -154,7 +154,7 @@ export function createNotificationApi(options: NotificationApiOptions): Hono<Env
   const notFound = (c: Context) => apiError(c, 'notification_not_found', 'Notification not found');
 
   app.onError((error, c) => {
-    logger.error({ err: error.message, path: c.req.path }, 'notification API failed');
+    logger.error('notification API failed', { err: error.message, path: c.req.path });
     return apiError(c, 'internal_error', 'something went wrong');
   });
 

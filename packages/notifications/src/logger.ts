@@ -1,13 +1,7 @@
-/** The logging calls the package makes; a pino logger fits, and the default says nothing. */
-export interface NotificationLogger {
-  debug(fields: Record<string, unknown>, message: string): void;
-  warn(fields: Record<string, unknown>, message: string): void;
-  error(fields: Record<string, unknown>, message: string): void;
-}
+import { type Logger, silentLogger } from '@herald/protocol-core';
+
+/** The logger the package writes to: Herald's logger port (`debug|info|warn|error(message, fields)`). */
+export type NotificationLogger = Logger;
 
 /** A logger that discards everything, used when none is given. */
-export const silentNotificationLogger: NotificationLogger = {
-  debug() {},
-  warn() {},
-  error() {},
-};
+export const silentNotificationLogger: NotificationLogger = silentLogger;

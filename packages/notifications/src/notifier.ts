@@ -140,10 +140,12 @@ export function createNotifier(options: NotifierOptions): Notifier {
         return;
       }
       const error = asNotificationError(outcome, name);
-      logger.warn(
-        { channel: name, id: delivery.id, code: error.code, err: error.message },
-        'delivery failed',
-      );
+      logger.warn('delivery failed', {
+        channel: name,
+        id: delivery.id,
+        code: error.code,
+        err: error.message,
+      });
       failures.push({ channel: name, id: delivery.id, notifiable: delivery.notifiable, error });
     };
 

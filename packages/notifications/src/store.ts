@@ -180,7 +180,7 @@ export async function createNotificationStore(
       });
     const applied = (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
     if (applied.length > 0)
-      logger.debug({ applied, driver, schema: schemaName }, 'notification store migrated');
+      logger.debug('notification store migrated', { applied, driver, schema: schemaName });
     return applied;
   };
 

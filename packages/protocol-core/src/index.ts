@@ -31,6 +31,7 @@ export {
 export { isProtocolCoreError, ProtocolCoreError, type ProtocolCoreErrorCode } from './errors.js';
 export { CLIENT_EVENT_PREFIX, isClientEventName, ProtocolEvent } from './events.js';
 export { DefaultLimits } from './limits.js';
+export { type LogFields, type Logger, silentLogger } from './logger.js';
 export { isOriginAllowed } from './origin.js';
 export {
   type ChannelDataError,

@@ -1,15 +1,2 @@
-/** Structured log fields: ids and counts, never secrets. */
-export type LogFields = Readonly<Record<string, unknown>>;
-
-/** The logger the adapter writes to; apps pass pino or anything with these four methods. */
-export interface Logger {
-  debug(message: string, fields?: LogFields): void;
-  info(message: string, fields?: LogFields): void;
-  warn(message: string, fields?: LogFields): void;
-  error(message: string, fields?: LogFields): void;
-}
-
-const ignore = (): void => {};
-
-/** A logger that drops everything: the default. */
-export const silentLogger: Logger = { debug: ignore, info: ignore, warn: ignore, error: ignore };
+// One logger port for every Herald library: it lives in protocol-core.
+export { type LogFields, type Logger, silentLogger } from '@herald/protocol-core';

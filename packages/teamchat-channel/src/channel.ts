@@ -5,6 +5,7 @@ import type {
   NotificationChannel,
   NotificationLogger,
 } from '@herald/notifications';
+import { silentLogger } from '@herald/protocol-core';
 import { normalizeTeamChatAttachment, type TeamChatAttachmentInput } from './attachment.js';
 import { parseTeamChatConfig, type TeamChatConfigInput } from './config.js';
 import { CouldNotSendNotification, type TeamChatResponse } from './errors.js';
@@ -59,7 +60,6 @@ export interface TeamChatChannel extends NotificationChannel {
   close(): Promise<void>;
 }
 
-const silentLogger: NotificationLogger = { debug() {}, warn() {}, error() {} };
 const DESTINATION = /^[#@][^\s#@]+$/;
 
 /** The notifiable method an instance's route may come from: `teamchat-alerts` → `routeNotificationForTeamchatAlerts`. */
@@ -144,7 +144,7 @@ export function createTeamChatChannel(options: TeamChatChannelOptions): TeamChat
       }
       const content = notification.toTeamChat(delivery.notifiable, name);
       if (content === null || content === undefined) {
-        logger.debug({ channel: name, id: delivery.id }, 'toTeamChat() gave nothing to send');
+        logger.debug('toTeamChat() gave nothing to send', { channel: name, id: delivery.id });
         return;
       }
       const route = resolveRoute(name, delivery.notifiable, notification);

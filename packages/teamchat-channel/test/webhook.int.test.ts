@@ -229,7 +229,12 @@ describe('Rocket.Chat refusing a post', () => {
     const logged: [Record<string, unknown>, string][] = [];
     const teamchat = createTeamChatChannel({
       config: { webhook: chat.hookUrl('off'), http_errors: false },
-      logger: { debug() {}, warn: (fields, message) => logged.push([fields, message]), error() {} },
+      logger: {
+        debug() {},
+        info() {},
+        warn: (message, fields) => logged.push([fields, message]),
+        error() {},
+      },
     });
     opened.push(teamchat);
     const response = await teamchat.post('hi');

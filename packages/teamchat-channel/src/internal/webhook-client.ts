@@ -125,18 +125,22 @@ export function createWebhookClient(
       const body = JSON.stringify(payload);
       for (let attempt = 1; ; attempt++) {
         const response = await once(body);
-        logger.debug(
-          { channel: name, origin, status: response.status, attempt },
-          'team-chat webhook answered',
-        );
+        logger.debug('team-chat webhook answered', {
+          channel: name,
+          origin,
+          status: response.status,
+          attempt,
+        });
         const wait = response.status === 429 ? retryAfterMs(response.headers) : undefined;
         if (response.status === 429 && attempt <= config.retries) {
           const delay = wait ?? 1000;
           if (delay <= config.retry_max_wait * 1000) {
-            logger.warn(
-              { channel: name, origin, attempt, waitMs: delay },
-              'team-chat webhook rate limited, retrying',
-            );
+            logger.warn('team-chat webhook rate limited, retrying', {
+              channel: name,
+              origin,
+              attempt,
+              waitMs: delay,
+            });
             await sleep(delay);
             continue;
           }
@@ -144,7 +148,7 @@ export function createWebhookClient(
         if (response.status >= 200 && response.status < 300) return response;
         const message = `${name}: Rocket.Chat answered ${response.status}: ${scrub(describeBody(response.body))}`;
         if (!config.http_errors) {
-          logger.warn({ channel: name, origin, status: response.status }, message);
+          logger.warn(message, { channel: name, origin, status: response.status });
           return response;
         }
         throw new CouldNotSendNotification('http_error', message, {
