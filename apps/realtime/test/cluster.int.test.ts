@@ -3,9 +3,9 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Pusher from 'pusher';
-import PusherJs from 'pusher-js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
+import { PusherClient } from './pusher-client.js';
 import { socket } from './raw-socket.js';
 import { type RedisProcess, startRedis, startRedisCluster } from './redis-process.js';
 import { type RunningBin, runBin, startBin } from './run-bin.js';
@@ -210,7 +210,7 @@ describe('three Herald nodes on one Redis', () => {
   it('asks every node to restart through Redis: sockets close with 4200 and pusher-js reconnects', async () => {
     const clients = [0, 1, 2].map(
       (i) =>
-        new PusherJs(APP.key, {
+        new PusherClient(APP.key, {
           cluster: 'mt1',
           wsHost: '127.0.0.1',
           wsPort: port(i),

@@ -3,14 +3,14 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Pusher from 'pusher';
-import PusherJs from 'pusher-js';
 import { afterEach, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
+import { PusherClient } from './pusher-client.js';
 import { type RunningBin, runBin, startBin } from './run-bin.js';
 
 const running: RunningBin[] = [];
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-const clients: PusherJs[] = [];
+const clients: PusherClient[] = [];
 
 afterEach(async () => {
   for (const client of clients.splice(0)) client.disconnect();
@@ -23,8 +23,8 @@ async function start(args: string[] = [], options: { env?: NodeJS.ProcessEnv; cw
   return bin;
 }
 
-function client(port: number, key: string, sdk?: Pusher): PusherJs {
-  const pusher = new PusherJs(key, {
+function client(port: number, key: string, sdk?: Pusher): PusherClient {
+  const pusher = new PusherClient(key, {
     cluster: 'mt1',
     wsHost: '127.0.0.1',
     wsPort: port,
@@ -44,7 +44,7 @@ function client(port: number, key: string, sdk?: Pusher): PusherJs {
   return pusher;
 }
 
-function subscribed(pusher: PusherJs, name: string) {
+function subscribed(pusher: PusherClient, name: string) {
   const channel = pusher.subscribe(name);
   return new Promise<typeof channel>((resolve) =>
     channel.bind('pusher:subscription_succeeded', () => resolve(channel)),

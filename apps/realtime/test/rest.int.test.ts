@@ -1,11 +1,11 @@
 import { signRequest, signUserAuth } from '@herald/protocol-core';
 import { silentLogger } from '@herald/realtime-server';
 import Pusher from 'pusher';
-import PusherJs from 'pusher-js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { configSchema } from '../src/config-schema.js';
 import { type RunningRealtime, startRealtime } from '../src/start.js';
+import { PusherClient } from './pusher-client.js';
 import { socket } from './raw-socket.js';
 
 const APP = { id: 'shop', key: 'shop-key', secret: 'shop-secret' };
@@ -146,7 +146,7 @@ describe('the REST API on a running server, through the official pusher SDK', ()
   });
 
   it('delivers sendToUser to a pusher-js client that signed in', async () => {
-    const client = new PusherJs(APP.key, {
+    const client = new PusherClient(APP.key, {
       cluster: 'mt1',
       wsHost: '127.0.0.1',
       wsPort: running.port,

@@ -1,16 +1,14 @@
 import Echo from 'laravel-echo';
 import Pusher from 'pusher';
-import type PusherJs from 'pusher-js';
-import PusherClient from 'pusher-js';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { connected, once, pusherJs, serverSdk, sleep, startServer } from './support.js';
+import { connected, once, PusherClient, pusherJs, serverSdk, sleep, startServer } from './support.js';
 
 type Started = Awaited<ReturnType<typeof startServer>>;
 
 describe('pusher-js and laravel-echo against the server', () => {
   let started: Started;
-  const clients: PusherJs[] = [];
-  const track = (client: PusherJs) => {
+  const clients: PusherClient[] = [];
+  const track = (client: PusherClient) => {
     clients.push(client);
     return client;
   };
@@ -142,6 +140,7 @@ describe('pusher-js and laravel-echo against the server', () => {
       appId: 'app-1',
       key: 'app-key',
       secret: 'app-secret',
+      host: '127.0.0.1',
       encryptionMasterKeyBase64: Buffer.alloc(32, 7).toString('base64'),
     });
     const client = track(pusherJs(started.port, { sdk: encryptingSdk }));

@@ -1,6 +1,6 @@
 import { signChannelAuth, signUserAuth } from '@herald/protocol-core';
 import Pusher from 'pusher';
-import PusherJs from 'pusher-js';
+import PusherModule from 'pusher-js';
 import WebSocket from 'ws';
 import {
   createRealtimeServer,
@@ -8,6 +8,10 @@ import {
   type RealtimeServer,
   type RealtimeServerOptions,
 } from '../src/index.js';
+
+// pusher-js ships CommonJS typings that nodenext reads as a namespace: take the class from its default export.
+export const PusherClient = PusherModule as unknown as typeof PusherModule.default;
+export type PusherClient = InstanceType<typeof PusherClient>;
 
 export const APP = { id: 'app-1', key: 'app-key', secret: 'app-secret' } as const;
 
@@ -239,10 +243,10 @@ export interface ClientUser {
 export function pusherJs(
   port: number,
   options: { user?: ClientUser; path?: string; sdk?: Pusher; key?: string } = {},
-): PusherJs {
+): PusherClient {
   const sdk = options.sdk ?? serverSdk(port);
   const user = options.user ?? { id: '1', info: { name: 'Ada' } };
-  return new PusherJs(options.key ?? APP.key, {
+  return new PusherClient(options.key ?? APP.key, {
     cluster: 'mt1',
     wsHost: '127.0.0.1',
     wsPort: port,
@@ -276,7 +280,7 @@ export function pusherJs(
 }
 
 /** Resolves once a pusher-js client is connected. */
-export function connected(client: PusherJs): Promise<void> {
+export function connected(client: PusherClient): Promise<void> {
   return new Promise((resolve) => {
     if (client.connection.state === 'connected') return resolve();
     client.connection.bind('connected', () => resolve());

@@ -18,11 +18,12 @@ afterAll(async () => {
   await redis.kill();
 });
 
-const spyLogger = (): Logger & { [K in keyof Logger]: ReturnType<typeof vi.fn> } => ({
-  debug: vi.fn(),
-  info: vi.fn(),
-  warn: vi.fn(),
-  error: vi.fn(),
+type LogMethod = Logger['info'];
+const spyLogger = () => ({
+  debug: vi.fn<LogMethod>(),
+  info: vi.fn<LogMethod>(),
+  warn: vi.fn<LogMethod>(),
+  error: vi.fn<LogMethod>(),
 });
 
 describe('the Redis adapter when Redis goes away', () => {

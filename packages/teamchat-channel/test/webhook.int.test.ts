@@ -200,11 +200,11 @@ describe('Rocket.Chat refusing a post', () => {
 
   it('raises the 404 for an unknown hook without revealing the hook id or token', async () => {
     const logged: unknown[] = [];
-    const log = (fields: unknown, message: string) => logged.push(JSON.stringify(fields), message);
+    const log = (message: string, fields?: unknown) => logged.push(JSON.stringify(fields), message);
     const teamchat = createTeamChatChannel({
       name: 'teamchat-alerts',
       config: { webhook: `${chat.url}/hooks/open/wrong-${TOKEN}` },
-      logger: { debug: log, warn: log, error: log },
+      logger: { debug: log, info: log, warn: log, error: log },
     });
     opened.push(teamchat);
     const error = await rejection(teamchat.post('hi'));
@@ -226,7 +226,7 @@ describe('Rocket.Chat refusing a post', () => {
   });
 
   it('returns a non-2xx instead of throwing when http_errors is false, and logs it without the webhook', async () => {
-    const logged: [Record<string, unknown>, string][] = [];
+    const logged: [Readonly<Record<string, unknown>> | undefined, string][] = [];
     const teamchat = createTeamChatChannel({
       config: { webhook: chat.hookUrl('off'), http_errors: false },
       logger: {
@@ -243,7 +243,7 @@ describe('Rocket.Chat refusing a post', () => {
     const notifier = createNotifier({ channels: { teamchat } });
     const report = await notifier.notifiable({ type: 'User', id: 5 }).notify(new Deployed());
     expect(report).toMatchObject({ ok: true, delivered: { teamchat: 1 } });
-    expect(logged.map(([fields]) => fields.status)).toEqual([503, 503]);
+    expect(logged.map(([fields]) => fields?.status)).toEqual([503, 503]);
     expect(JSON.stringify(logged)).not.toContain('/hooks/off');
   });
 });
