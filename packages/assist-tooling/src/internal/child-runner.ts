@@ -9,7 +9,7 @@ import { pathToFileURL } from 'node:url';
 import { formatWithOptions, inspect } from 'node:util';
 import { type ChildTask, executeFile } from './child.js';
 import { queryDatabase, readDatabaseSchema } from './database-engines.js';
-import { listAppRoutes } from './routes-in-app.js';
+import { listAppRoutes, prepareFrameworks } from './routes-in-app.js';
 
 const logs: string[] = [];
 const MAX_LOG_LINES = 200;
@@ -21,8 +21,26 @@ for (const level of ['log', 'info', 'warn', 'error', 'debug', 'trace'] as const)
   };
 }
 
-// Importing an app often starts its server; a tool call must never bind the app's port.
-Server.prototype.listen = function listen(this: Server) {
+// Importing an app often starts its server; a tool call must never bind the app's port. The server answers
+// as if it were listening (callback, 'listening' event, the asked address) so an app that awaits its start
+// (fastify's `await app.listen()` at the top level) finishes loading instead of hanging.
+Server.prototype.listen = function listen(this: Server, ...args: unknown[]) {
+  const options = (typeof args[0] === 'object' && args[0] !== null ? args[0] : {}) as {
+    port?: number;
+    host?: string;
+    path?: string;
+  };
+  const port = typeof args[0] === 'number' || typeof args[0] === 'string' ? Number(args[0]) : options.port;
+  const host = typeof args[1] === 'string' ? args[1] : (options.host ?? '127.0.0.1');
+  const address = options.path ?? {
+    address: host,
+    family: host.includes(':') ? 'IPv6' : 'IPv4',
+    port: Number.isFinite(port) ? Number(port) : 0,
+  };
+  this.address = () => address;
+  const callback = args.findLast((arg) => typeof arg === 'function') as (() => void) | undefined;
+  if (callback) this.once('listening', callback);
+  setImmediate(() => this.emit('listening'));
   return this;
 };
 
@@ -45,6 +63,7 @@ function reply(message: unknown): void {
 async function run(task: ChildTask): Promise<unknown> {
   switch (task.kind) {
     case 'routes':
+      prepareFrameworks(createRequire(join(task.root, 'package.json')));
       return listAppRoutes(await loadApp(task.root, task.entry));
     case 'execute':
       return execute(task.root, task.code);

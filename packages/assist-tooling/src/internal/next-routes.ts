@@ -11,6 +11,9 @@ function files(dir: string): string[] {
     .map((entry) => join(entry.parentPath, entry.name));
 }
 
+/** Folders Next.js never routes: `_private` ones (app router). */
+const isPrivate = (segments: string[]) => segments.some((segment) => segment.startsWith('_'));
+
 /** Turns a Next.js folder path into a URL path: `(groups)` and `@slots` dropped, `[id]` → `:id`. */
 function urlPath(segments: string[]): string {
   const kept = segments
@@ -32,12 +35,16 @@ export function listNextRoutes(root: string): AppRoute[] {
     for (const file of files(dir)) {
       const parts = relative(dir, file).split(/[\\/]/);
       const name = parts.pop() ?? '';
+      if (isPrivate(parts)) continue;
       if (/^page\.(t|j)sx?$/.test(name))
         routes.push({ method: 'GET', path: urlPath(parts), handler: `${base}/${relative(dir, file)}` });
       if (/^route\.(t|j)s$/.test(name)) {
         const text = readFileSync(file, 'utf8');
         for (const method of METHODS) {
-          if (new RegExp(`export\\s+(async\\s+)?(function|const)\\s+${method}\\b`).test(text)) {
+          // `export async function GET`, `export const GET =`, or `export { handler as GET }`.
+          const declared = new RegExp(`export\\s+(async\\s+)?(function|const|let)\\s+${method}\\b`);
+          const listed = new RegExp(`export\\s*\\{[^}]*\\b${method}\\b[^}]*\\}`);
+          if (declared.test(text) || listed.test(text)) {
             routes.push({ method, path: urlPath(parts), handler: `${base}/${relative(dir, file)}` });
           }
         }
@@ -57,5 +64,6 @@ export function listNextRoutes(root: string): AppRoute[] {
       });
     }
   }
-  return routes;
+  // The file system lists folders in no fixed order: sort so answers are the same on every machine.
+  return routes.sort((a, b) => a.path.localeCompare(b.path) || a.method.localeCompare(b.method));
 }

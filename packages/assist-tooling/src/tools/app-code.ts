@@ -71,18 +71,22 @@ export const listRoutes = defineTool({
   },
 });
 
-/** Whether a route pattern (`/users/:id`, `/files/*`) matches a concrete path. */
+const OPTIONAL_REST = /^:\w+\*$/;
+const REST = /^(?:\*\w*|:\w+\+)$/;
+
+/** Whether a route pattern (`/users/:id`, `/files/*`, `/docs/:path*`) matches a concrete path. */
 export function routeMatches(pattern: string, path: string): boolean {
   const source = pattern
     .split('/')
-    .map((part) =>
-      part === '*' || /^:\w+[+*]$/.test(part)
-        ? '.*'
-        : part.startsWith(':')
-          ? '[^/]+'
-          : part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'),
-    )
-    .join('/');
+    .slice(1)
+    .map((part) => {
+      // An optional catch-all (`:path*`, Next's `[[...path]]`) also answers the path without it.
+      if (OPTIONAL_REST.test(part)) return '(?:/.*)?';
+      if (REST.test(part)) return '/.+';
+      if (part.startsWith(':')) return '/[^/]+';
+      return `/${part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`;
+    })
+    .join('');
   return new RegExp(`^${source}/?$`).test(path);
 }
 
