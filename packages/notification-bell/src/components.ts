@@ -55,6 +55,24 @@ export interface NotificationBellComponent {
   onEscape(event: KeyboardEvent): void;
   onOutside(): void;
   moveFocus(event: KeyboardEvent, step: 1 | -1 | 'first' | 'last'): void;
+  readonly trapsFocus: boolean;
+  onPageKeydown(event: KeyboardEvent): void;
+  onPageFocusin(event: FocusEvent): void;
+}
+
+const TABBABLE =
+  'button, [href], input, select, textarea, summary, [contenteditable], [tabindex]:not([tabindex="-1"])';
+
+/** The elements inside `root` that Tab reaches, in document order: enabled, rendered and visible. */
+function tabbableElements(root: ParentNode): HTMLElement[] {
+  return Array.from(root.querySelectorAll<HTMLElement>(TABBABLE)).filter(
+    (el) =>
+      el.tabIndex >= 0 &&
+      !(el as HTMLButtonElement).disabled &&
+      !el.closest('[inert]') &&
+      el.getClientRects().length > 0 &&
+      getComputedStyle(el).visibility !== 'hidden',
+  );
 }
 
 /** The list component. */
@@ -177,6 +195,47 @@ export function notificationBell(config?: BellOptionsInput): NotificationBellCom
       if (this.$store.notifications.isOpen && this.mode === 'dropdown') this.close(false);
     },
 
+    /** The side panel is modal: while it is open, focus stays inside it. The dropdown is not. */
+    get trapsFocus(): boolean {
+      return this.mode === 'panel' && this.$store.notifications.isOpen;
+    },
+
+    /**
+     * Keys anywhere in the page while the panel is open: Tab and Shift+Tab cycle through the panel's controls
+     * (wrapping at either end, and coming back in when focus was lost, say to a deleted item), Escape closes.
+     */
+    onPageKeydown(event: KeyboardEvent) {
+      if (!this.trapsFocus || event.defaultPrevented) return;
+      const panel = this.$refs.panel;
+      if (!panel) return;
+      if (event.key === 'Escape') {
+        this.onEscape(event);
+        return;
+      }
+      if (event.key !== 'Tab' || event.altKey || event.ctrlKey || event.metaKey) return;
+      const stops = tabbableElements(panel);
+      const active = document.activeElement as HTMLElement | null;
+      const inside = active !== null && active !== panel && panel.contains(active);
+      const first = stops[0];
+      const last = stops[stops.length - 1];
+      let next: HTMLElement | undefined;
+      if (!first || !last) next = panel;
+      else if (!inside) next = event.shiftKey ? last : first;
+      else if (event.shiftKey && active === first) next = last;
+      else if (!event.shiftKey && active === last) next = first;
+      if (!next) return; // within the panel: the browser's own order
+      event.preventDefault();
+      next.focus();
+    },
+
+    /** Focus landing outside the open panel (a click, a script, the browser's own controls) is brought back. */
+    onPageFocusin(event: FocusEvent) {
+      const panel = this.$refs.panel;
+      if (!this.trapsFocus || !panel || !(event.target instanceof Node) || panel.contains(event.target))
+        return;
+      (tabbableElements(panel)[0] ?? panel).focus();
+    },
+
     /** Arrow keys move between items (wrapping), Home and End jump to the first and last. */
     moveFocus(event: KeyboardEvent, step: 1 | -1 | 'first' | 'last') {
       const items = Array.from(this.$refs.panel?.querySelectorAll<HTMLElement>('[data-bell-focus]') ?? []);
@@ -264,7 +323,12 @@ export function notificationItem(item: BellNotification): NotificationItemCompon
           }),
         );
       }
-      if (action.shouldClose) this.$store.notifications.setOpen(false);
+      if (action.shouldClose) {
+        // Focus was on this action, inside what is closing: it goes back to the bell, as on every close.
+        const bell = this.$el.closest('.herald-bell')?.querySelector<HTMLElement>('.herald-bell__button');
+        this.$store.notifications.setOpen(false);
+        bell?.focus();
+      }
     },
   };
   return component;

@@ -35,6 +35,27 @@ function whenParsed(callback: () => void): void {
   else callback();
 }
 
+/**
+ * Runs `callback` once every script of the page load has had its turn. Deferred and module scripts run while
+ * readyState is already `interactive`, before DOMContentLoaded: a page Alpine placed after this script (itself
+ * a module, or deferred) has not run yet at that point, so `interactive` alone is not late enough. When the
+ * script comes in after DOMContentLoaded, `load` is the next sign; when the page is complete, now.
+ */
+function afterPageScripts(callback: () => void): void {
+  if (document.readyState === 'complete') {
+    callback();
+    return;
+  }
+  let done = false;
+  const once = () => {
+    if (done) return;
+    done = true;
+    callback();
+  };
+  document.addEventListener('DOMContentLoaded', once, { once: true });
+  window.addEventListener('load', once, { once: true });
+}
+
 const present = window.Alpine;
 if (present) {
   whenParsed(() => attach(present));
@@ -47,8 +68,13 @@ if (present) {
     },
     { once: true },
   );
-  whenParsed(() => {
-    if (attached || window.Alpine) return;
+  afterPageScripts(() => {
+    if (attached) return;
+    if (window.Alpine) {
+      // The page's Alpine arrived without an alpine:init seen here (it may start later): register with it.
+      attach(window.Alpine);
+      return;
+    }
     window.Alpine = Alpine as unknown as AlpineLike;
     attach(Alpine as unknown as AlpineLike);
     Alpine.start();

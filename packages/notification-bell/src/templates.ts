@@ -93,7 +93,8 @@ export function resolveTemplates(host: Element, given: Partial<BellTemplates> = 
 export function renderBellMarkup(parts: BellTemplates): string {
   return `<div class="herald-bell" x-data="notificationBell" :data-theme="theme"
   :class="['herald-bell--' + mode, 'herald-bell--' + position, $store.notifications.isOpen ? 'herald-bell--open' : '']"
-  @keydown.escape="onEscape($event)" @click.outside="onOutside()">
+  @keydown.escape="onEscape($event)" @click.outside="onOutside()"
+  @keydown.window="onPageKeydown($event)" @focusin.window="onPageFocusin($event)">
   <button type="button" class="herald-bell__button" x-ref="button" @click="toggle()"
     @keydown.down.prevent="open()" aria-haspopup="dialog" :aria-expanded="String($store.notifications.isOpen)"
     :aria-controls="panelId" :aria-label="buttonLabel">
