@@ -3,6 +3,7 @@ import {
   type ClusterAdapter,
   type ClusterCachedEvent,
   type ClusterChannelCounts,
+  type ClusterDelivery,
   type ClusterListener,
   type ClusterMessage,
   type ClusterPresenceJoin,
@@ -122,6 +123,10 @@ export function createRedisClusterNode(options: RedisClusterOptions = {}): Redis
   const subscriptions = new Map<string, Map<string, number>>();
   const presence = new Map<string, Map<string, PresenceMember>>();
   const knownApps = new Set<string>();
+  // member_added/member_removed found by a resync or a reap and not yet published: Redis already holds the change,
+  // so a later sync finds nothing to announce and these are kept until a publish succeeds. One per user and
+  // channel, the latest winning, so the map stays as small as the presence state it describes.
+  const announcements = new Map<string, ClusterDelivery>();
 
   const link: RedisLink = createRedisLink(options, {
     error: (error) => fail('connection', error),
@@ -203,7 +208,30 @@ export function createRedisClusterNode(options: RedisClusterOptions = {}): Redis
     }
   }
 
-  /** Sends a member_removed found by cleanup: to this node's sockets and to every other node, once. */
+  /** Queues a presence change for the other nodes (sent by {@link flushAnnouncements}). */
+  function announce(appId: string, channel: string, userId: string, frame: string): void {
+    const key = JSON.stringify([appId, channel, userId]);
+    announcements.delete(key); // Re-inserted last, so the map keeps the order of the changes.
+    announcements.set(key, { appId, channel, frame });
+  }
+
+  /**
+   * Publishes the queued presence changes; a failure leaves the unsent ones queued for the next heartbeat. With
+   * `waitForSubscribers`, first waits (boundedly) until the other nodes have resubscribed after an outage.
+   */
+  async function flushAnnouncements(waitForSubscribers: boolean): Promise<void> {
+    if (!announcements.size) return;
+    if (waitForSubscribers) await awaitSubscribers();
+    await Promise.all(
+      [...announcements].map(async ([key, delivery]) => {
+        await link.publish(channelName, encodeWireMessage(nodeId, { type: 'deliver', delivery }));
+        metrics.messageSent?.('deliver');
+        if (announcements.get(key) === delivery) announcements.delete(key);
+      }),
+    );
+  }
+
+  /** A member_removed found by cleanup: delivered to this node's sockets now, queued for every other node. */
   function announceRemoved(appId: string, channel: string, userId: string, local: boolean): void {
     const delivery = { appId, channel, frame: encodeMemberRemoved(channel, userId) };
     if (local) {
@@ -218,7 +246,7 @@ export function createRedisClusterNode(options: RedisClusterOptions = {}): Redis
         });
       }
     }
-    publish({ type: 'deliver', delivery });
+    announce(appId, channel, userId, delivery.frame);
   }
 
   async function syncChannel(
@@ -302,20 +330,25 @@ export function createRedisClusterNode(options: RedisClusterOptions = {}): Redis
         writes.push(runScript(link, lua.replaceHash, [keys.nodeSubscriptions(nodeId, appId)], flat));
       }
       const synced = [...refs].map((ref) => syncChannel(ref, presence.get(ref) ?? new Map(), nodeId));
-      await Promise.all(writes);
-      const changes = await Promise.all(synced);
-      if (changes.some(({ removed, added }) => removed.length + added.length > 0)) await awaitSubscribers();
-      for (const { appId, channel, removed, added } of changes) {
+      // Settled together: with one master of a Redis Cluster down, some of these fail while others succeed. A
+      // rejection nobody awaits would be unhandled (which ends a Node process), and the changes of the syncs that
+      // succeeded are in Redis already: they must be announced even though the resync as a whole failed.
+      const [written, syncs] = await Promise.all([Promise.allSettled(writes), Promise.allSettled(synced)]);
+      for (const sync of syncs) {
+        if (sync.status === 'rejected') continue;
+        const { appId, channel, removed, added } = sync.value;
         // Sockets that left while Redis was away: nobody has been told yet, this node included.
         for (const userId of removed) announceRemoved(appId, channel, userId, true);
         // Users made new again (survivors reaped this node meanwhile): this node's sockets never saw them go.
         const sockets = presence.get(JSON.stringify([appId, channel]));
         for (const userId of added) {
           const member = [...(sockets?.values() ?? [])].find((each) => each.userId === userId);
-          const frame = encodeMemberAdded(channel, userId, member?.userInfo);
-          publish({ type: 'deliver', delivery: { appId, channel, frame } });
+          announce(appId, channel, userId, encodeMemberAdded(channel, userId, member?.userInfo));
         }
       }
+      const failed = [...written, ...syncs].find((result) => result.status === 'rejected');
+      if (failed) throw failed.reason;
+      await flushAnnouncements(true);
       const emptied = [...refs].filter((ref) => !presence.has(ref));
       if (emptied.length)
         await send(keys.nodePresence(nodeId), 'SREM', keys.nodePresence(nodeId), ...emptied);
@@ -370,6 +403,7 @@ export function createRedisClusterNode(options: RedisClusterOptions = {}): Redis
         for (const userId of removed) announceRemoved(appId, channel, userId, true);
         removedMembers += removed.length;
       }
+      await flushAnnouncements(false);
       await dropCounts(target, apps);
       await runScript(link, lua.lapsedNode, [keys.nodes], [target, String(deadAfterMs), 'remove']);
       metrics.nodeReaped?.(target);
@@ -381,12 +415,16 @@ export function createRedisClusterNode(options: RedisClusterOptions = {}): Redis
 
   async function heartbeatAndClean(): Promise<void> {
     const reply = await runScript(link, lua.heartbeat, [keys.nodes], [nodeId, String(deadAfterMs)]);
-    if (outage) {
+    if (reply === 1) stale = true;
+    if (stale) await resync();
+    // Left over from a resync or reap whose publish failed.
+    await flushAnnouncements(true);
+    // Only now, and only once every connection is back: in a Redis Cluster the heartbeat's master may answer
+    // while another master is still down, and the outage would otherwise be logged over and over.
+    if (outage && link.ready()) {
       outage = false;
       logger.info('redis available again', { nodeId });
     }
-    if (reply === 1) stale = true;
-    if (stale) await resync();
     const lapsed = await runScript(link, lua.nodesByState, [keys.nodes], [String(deadAfterMs), 'lapsed']);
     lapsedNodes = toStrings(lapsed).filter((id) => id !== nodeId);
     for (const target of lapsedNodes) await reap(target);
@@ -455,6 +493,7 @@ export function createRedisClusterNode(options: RedisClusterOptions = {}): Redis
         for (const { appId, channel, removed } of synced) {
           for (const userId of removed) announceRemoved(appId, channel, userId, false);
         }
+        await flushAnnouncements(false);
         await dropCounts(nodeId, [...new Set([...apps, ...knownApps])]);
         await send(keys.nodes, 'ZREM', keys.nodes, nodeId);
         logger.info('left the cluster', { nodeId });

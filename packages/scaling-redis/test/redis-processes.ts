@@ -41,7 +41,7 @@ export interface RedisProcess {
   readonly url: string;
   /** SIGKILLs the process and waits for it to exit. */
   kill(): Promise<void>;
-  /** Starts a fresh (empty) server on the same port. */
+  /** Starts a fresh (empty) server on the same port, killing the old one first if it still runs. */
   restart(): Promise<void>;
 }
 
@@ -64,52 +64,95 @@ export async function startRedis(extra: readonly string[] = [], port?: number): 
     );
     await until(async () => (await cli(chosen, 'PING')) === 'PONG', `redis on ${chosen}`);
   };
-  await launch();
-  return {
-    port: chosen,
-    url: `redis://127.0.0.1:${chosen}`,
-    async kill() {
-      if (!child) return;
-      const current = child;
-      child = undefined;
-      if (current.pid !== undefined) process.kill(current.pid, 'SIGKILL');
-      await exited(current);
-    },
-    restart: launch,
+  const kill = async () => {
+    if (!child) return;
+    const current = child;
+    child = undefined;
+    const running = current.exitCode === null && current.signalCode === null;
+    if (running && current.pid !== undefined) process.kill(current.pid, 'SIGKILL');
+    await exited(current);
   };
+  await launch().catch(async (error: unknown) => {
+    await kill();
+    throw error;
+  });
+  const restart = async () => {
+    await kill(); // Never two servers for one port, and never one the suite cannot kill.
+    await launch();
+  };
+  return { port: chosen, url: `redis://127.0.0.1:${chosen}`, kill, restart };
 }
 
 export interface RedisClusterProcesses {
   readonly rootNodes: string[];
+  /** The three masters; `restart()` brings one back on its port with its nodes.conf (and no data). */
+  readonly masters: readonly RedisProcess[];
+  /** The master that serves `key`'s slot. */
+  masterOf(key: string): Promise<RedisProcess>;
+  /** Waits until every master reports `cluster_state:ok`. */
+  healthy(timeoutMs?: number): Promise<void>;
   stop(): Promise<void>;
 }
 
-/** Starts three masters with cluster mode on and joins them into one Redis Cluster. */
-export async function startRedisCluster(): Promise<RedisClusterProcesses> {
+/** Starts three masters with cluster mode on (and `extra` arguments) and joins them into one Redis Cluster. */
+export async function startRedisCluster(extra: readonly string[] = []): Promise<RedisClusterProcesses> {
   const dir = mkdtempSync(join(tmpdir(), 'herald-redis-cluster-'));
   const masters: RedisProcess[] = [];
-  for (let i = 0; i < 3; i += 1) {
-    const port = await freePort();
-    masters.push(
-      await startRedis(
-        ['--cluster-enabled', 'yes', '--cluster-config-file', join(dir, `nodes-${port}.conf`), '--dir', dir],
-        port,
-      ),
-    );
+  const stop = async () => {
+    await Promise.all(masters.map((master) => master.kill()));
+    rmSync(dir, { recursive: true, force: true });
+  };
+  try {
+    for (let i = 0; i < 3; i += 1) {
+      const port = await freePort();
+      masters.push(
+        await startRedis(
+          [
+            ...['--cluster-enabled', 'yes', '--cluster-config-file', join(dir, `nodes-${port}.conf`)],
+            ...['--dir', dir, ...extra],
+          ],
+          port,
+        ),
+      );
+    }
+    const addresses = masters.map((master) => `127.0.0.1:${master.port}`);
+    await run('redis-cli', ['--cluster', 'create', ...addresses, '--cluster-replicas', '0', '--cluster-yes']);
+  } catch (error) {
+    await stop(); // No server outlives a failed start.
+    throw error;
   }
-  const addresses = masters.map((master) => `127.0.0.1:${master.port}`);
-  await run('redis-cli', ['--cluster', 'create', ...addresses, '--cluster-replicas', '0', '--cluster-yes']);
-  for (const master of masters) {
-    await until(
-      async () => (await cli(master.port, 'CLUSTER', 'INFO')).includes('cluster_state:ok'),
-      'cluster_state:ok',
-    );
-  }
+  const healthy = async (timeoutMs = 10_000) => {
+    for (const master of masters) {
+      await until(
+        async () => (await cli(master.port, 'CLUSTER', 'INFO')).includes('cluster_state:ok'),
+        'cluster_state:ok',
+        timeoutMs,
+      );
+    }
+  };
+  await healthy().catch(async (error: unknown) => {
+    await stop();
+    throw error;
+  });
   return {
     rootNodes: masters.map((master) => master.url),
-    async stop() {
-      await Promise.all(masters.map((master) => master.kill()));
-      rmSync(dir, { recursive: true, force: true });
+    masters,
+    healthy,
+    async masterOf(key) {
+      const slot = Number(await cli(masters[0]?.port ?? 0, 'CLUSTER', 'KEYSLOT', key));
+      // CLUSTER NODES lines: id host:port@bus flags master ping pong epoch link slot-range…
+      for (const line of (await cli(masters[0]?.port ?? 0, 'CLUSTER', 'NODES')).split('\n')) {
+        const [, address = '', , , , , , , ...ranges] = line.split(' ');
+        const port = Number(address.split('@')[0]?.split(':')[1]);
+        const owns = ranges.some((range) => {
+          const [from = NaN, to = from] = range.split('-').map(Number);
+          return slot >= from && slot <= to;
+        });
+        const master = masters.find((each) => each.port === port);
+        if (owns && master) return master;
+      }
+      throw new Error(`no master serves slot ${slot} of ${key}`);
     },
+    stop,
   };
 }

@@ -13,6 +13,8 @@ export interface RedisLink {
   subscribers(channel: string): Promise<number>;
   /** Subscribes on the subscriber connection (SSUBSCRIBE in a cluster); resubscribed by node-redis after a reconnect. */
   subscribe(channel: string, listener: (message: string) => void): Promise<void>;
+  /** Whether every connection is up (in a cluster: to every master, subscriber connections included). */
+  ready(): boolean;
   /** Connects, or rejects after `timeout` seconds (node-redis alone would retry a first connect forever). */
   connect(): Promise<void>;
   /** Closes gracefully. */
@@ -152,6 +154,11 @@ function clusterLink(
     subscribers: (channel) =>
       cluster.sendCommand(channel, false, ['PUBSUB', 'SHARDNUMSUB', channel]).then(countOf),
     subscribe: (channel, listener) => cluster.sSubscribe(channel, listener),
+    ready: () =>
+      cluster.isReady &&
+      cluster.masters.every(
+        (master) => (master.client?.isReady ?? true) && (master.pubSub?.client.isReady ?? true),
+      ),
     async connect() {
       await cluster.connect();
       connected = true;
@@ -183,6 +190,7 @@ function clientLink(
     publish: (channel, message) => client.publish(channel, message),
     subscribers: (channel) => client.sendCommand(['PUBSUB', 'NUMSUB', channel]).then(countOf),
     subscribe: (channel, listener) => subscriber.subscribe(channel, listener),
+    ready: () => client.isReady && (!withSubscriber || subscriber.isReady),
     async connect() {
       await Promise.all([client.connect(), withSubscriber ? subscriber.connect() : undefined]);
       connected = true;
