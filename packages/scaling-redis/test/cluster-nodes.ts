@@ -5,7 +5,13 @@ import type {
   LocalClusterState,
 } from '@herald/protocol-core';
 import { createMemoryCluster } from '@herald/protocol-core/testing';
-import { createRedisClusterNode, type RedisClusterOptions } from '../src/redis-cluster.js';
+import { vi } from 'vitest';
+import type { Logger } from '../src/logger.js';
+import {
+  createRedisClusterNode,
+  type RedisClusterNode,
+  type RedisClusterOptions,
+} from '../src/redis-cluster.js';
 
 /** A listener that records what the adapter hands the server. */
 export interface RecordingListener extends ClusterListener {
@@ -132,4 +138,49 @@ export async function eventually(check: () => void | Promise<void>, timeoutMs = 
       await sleep(20);
     }
   }
+}
+
+type LogMethod = Logger['info'];
+
+/** A logger whose calls the test can inspect. */
+export function spyLogger() {
+  return {
+    debug: vi.fn<LogMethod>(),
+    info: vi.fn<LogMethod>(),
+    warn: vi.fn<LogMethod>(),
+    error: vi.fn<LogMethod>(),
+  };
+}
+
+/** Two started nodes (`a`, `b`) sharing a Redis, with a spy logger and the error/resync metrics recorded. */
+export async function startOutagePair(
+  connection: Pick<RedisClusterOptions, 'url' | 'clusterMode' | 'rootNodes'> & {
+    keyPrefix: string;
+    channel: string;
+  },
+  started: RedisClusterNode[],
+) {
+  const logger = spyLogger();
+  const errors = vi.fn<(operation: string) => void>();
+  const resynced = vi.fn();
+  const make = (nodeId: string) => {
+    const node = createRedisClusterNode({
+      ...connection,
+      nodeId,
+      heartbeatMs: HEARTBEAT_MS,
+      deadAfterMs: DEAD_AFTER_MS,
+      timeout: 1,
+      logger,
+      metrics: { error: errors, resynced },
+    });
+    started.push(node);
+    return node;
+  };
+  const a = make('a');
+  const b = make('b');
+  const aListener = recordingListener();
+  const bListener = recordingListener();
+  await a.start(aListener);
+  await b.start(bListener);
+  return { a, b, aListener, bListener, logger, errors, resynced };
 }

@@ -1,8 +1,7 @@
 import { encodeMemberAdded } from '@herald/protocol-core';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import type { Logger } from '../src/logger.js';
-import { createRedisClusterNode, type RedisClusterNode } from '../src/redis-cluster.js';
-import { DEAD_AFTER_MS, eventually, HEARTBEAT_MS, recordingListener, sleep } from './cluster-nodes.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { RedisClusterNode } from '../src/redis-cluster.js';
+import { eventually, HEARTBEAT_MS, sleep, type spyLogger, startOutagePair } from './cluster-nodes.js';
 import { type RedisClusterProcesses, type RedisProcess, startRedisCluster } from './redis-processes.js';
 
 // Masters of a three-master Redis Cluster die (SIGKILL) mid-traffic and come back on their ports with their
@@ -25,7 +24,6 @@ afterAll(async () => {
   await redisCluster?.stop();
 });
 
-type LogMethod = Logger['info'];
 type SpyLogger = ReturnType<typeof spyLogger>;
 
 /** Every call to the spy logger, in the order made. */
@@ -41,13 +39,6 @@ function logged(logger: SpyLogger) {
     )
     .sort((x, y) => x.order - y.order);
 }
-const spyLogger = () => ({
-  debug: vi.fn<LogMethod>(),
-  info: vi.fn<LogMethod>(),
-  warn: vi.fn<LogMethod>(),
-  error: vi.fn<LogMethod>(),
-});
-
 const presenceKey = (prefix: string, channel: string) => `${prefix}{presence:1:${channel}}:users`;
 
 /** A presence channel whose keys live on `master` (or, with `not`, on another master). */
@@ -94,31 +85,10 @@ describe.each(scenarios)('the Redis adapter on a Redis Cluster when $name', ({ a
     const victims = all ? cluster.masters : [victim];
     const lostRoom = await presenceChannelOn(cluster, prefix, victim);
     const keptRoom = await presenceChannelOn(cluster, prefix, victim, true);
-    const logger = spyLogger();
-    const errors = vi.fn<(operation: string) => void>();
-    const resynced = vi.fn();
-    const make = (nodeId: string) => {
-      const node = createRedisClusterNode({
-        clusterMode: true,
-        rootNodes: cluster.rootNodes,
-        nodeId,
-        keyPrefix: prefix,
-        channel: broadcastChannel,
-        heartbeatMs: HEARTBEAT_MS,
-        deadAfterMs: DEAD_AFTER_MS,
-        timeout: 1,
-        logger,
-        metrics: { error: errors, resynced },
-      });
-      nodes.push(node);
-      return node;
-    };
-    const a = make('a');
-    const b = make('b');
-    const aListener = recordingListener();
-    const bListener = recordingListener();
-    await a.start(aListener);
-    await b.start(bListener);
+    const { a, b, aListener, bListener, logger, errors, resynced } = await startOutagePair(
+      { clusterMode: true, rootNodes: cluster.rootNodes, keyPrefix: prefix, channel: broadcastChannel },
+      nodes,
+    );
     const alice = { userId: 'alice', userInfo: { name: 'Alice' } };
     const bob = { userId: 'bob', userInfo: { name: 'Bob' } };
     const carol = { userId: 'carol', userInfo: { name: 'Carol' } };

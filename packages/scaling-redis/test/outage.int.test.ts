@@ -1,9 +1,8 @@
 import { encodeMemberAdded } from '@herald/protocol-core';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isScalingRedisError } from '../src/errors.js';
-import type { Logger } from '../src/logger.js';
 import { createRedisClusterNode, type RedisClusterNode } from '../src/redis-cluster.js';
-import { DEAD_AFTER_MS, eventually, HEARTBEAT_MS, recordingListener, sleep } from './cluster-nodes.js';
+import { eventually, HEARTBEAT_MS, recordingListener, sleep, startOutagePair } from './cluster-nodes.js';
 import { type RedisProcess, startRedis } from './redis-processes.js';
 
 let redis: RedisProcess;
@@ -18,40 +17,12 @@ afterAll(async () => {
   await redis.kill();
 });
 
-type LogMethod = Logger['info'];
-const spyLogger = () => ({
-  debug: vi.fn<LogMethod>(),
-  info: vi.fn<LogMethod>(),
-  warn: vi.fn<LogMethod>(),
-  error: vi.fn<LogMethod>(),
-});
-
 describe('the Redis adapter when Redis goes away', () => {
   it('keeps the server running, then resubscribes and rebuilds each node share from its local state', async () => {
-    const logger = spyLogger();
-    const errors = vi.fn();
-    const resynced = vi.fn();
-    const make = (nodeId: string) => {
-      const node = createRedisClusterNode({
-        url: redis.url,
-        nodeId,
-        keyPrefix: 'outage:',
-        channel: 'outage:broadcast',
-        heartbeatMs: HEARTBEAT_MS,
-        deadAfterMs: DEAD_AFTER_MS,
-        timeout: 1,
-        logger,
-        metrics: { error: errors, resynced },
-      });
-      nodes.push(node);
-      return node;
-    };
-    const a = make('a');
-    const b = make('b');
-    const aListener = recordingListener();
-    const bListener = recordingListener();
-    await a.start(aListener);
-    await b.start(bListener);
+    const { a, b, aListener, bListener, logger, errors, resynced } = await startOutagePair(
+      { url: redis.url, keyPrefix: 'outage:', channel: 'outage:broadcast' },
+      nodes,
+    );
     const room = { appId: '1', channel: 'presence-room', maxMembers: 10 };
     const alice = { userId: 'alice', userInfo: { name: 'Alice' } };
     const bob = { userId: 'bob', userInfo: { name: 'Bob' } };
