@@ -1,8 +1,14 @@
 import { defineConfig } from 'vitest/config';
 
-// One run covers every package: each package and app declares its own project(s).
+// One run covers every package: each package and app declares its own project(s). The real-time packages add a
+// `*.portable.config.ts` project that runs their integration suites on the portable transport as well.
 export default defineConfig({
   test: {
-    projects: ['packages/*/vitest.config.ts', 'apps/*/vitest.config.ts'],
+    projects: [
+      'packages/*/vitest.config.ts',
+      'packages/*/vitest.portable.config.ts',
+      'apps/*/vitest.config.ts',
+      'apps/*/vitest.portable.config.ts',
+    ],
   },
 });

@@ -3,7 +3,8 @@ export type RealtimeServerErrorCode =
   | 'listen_failed'
   | 'invalid_options'
   | 'tls_files_unreadable'
-  | 'not_listening';
+  | 'not_listening'
+  | 'transport_unavailable';
 
 /** A local failure of the server (not a wire error, which travels as a Pusher code on the socket). */
 export class RealtimeServerError extends Error {

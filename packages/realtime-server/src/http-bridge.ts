@@ -1,5 +1,5 @@
-import type { HttpRequest, HttpResponse } from 'uWebSockets.js';
 import { createLightRequest } from './light-request.js';
+import type { HttpExchange, ResponseHeaders } from './transport/types.js';
 
 /** A fetch-style request handler, such as a hono app's `fetch`. */
 export type FetchHandler = (request: Request) => Response | Promise<Response>;
@@ -31,7 +31,7 @@ export type FastHttpHandler = (
   request: RawHttpRequest,
 ) => RawHttpResponse | Promise<RawHttpResponse> | undefined;
 
-/** Options of the bridge between uWebSockets.js and a fetch handler. */
+/** Options of the bridge between a transport's HTTP requests and a fetch handler. */
 export interface HttpBridgeOptions {
   readonly handler: FetchHandler;
   /** Tried first; answers what it can without building a Request. */
@@ -55,50 +55,21 @@ export interface HttpBridgeOptions {
 const RESPONSE_BODY = Symbol.for('herald.http.body');
 
 const BODYLESS = new Set(['GET', 'HEAD', 'OPTIONS']);
-const STATUS_TEXT: Record<number, string> = { 200: 'OK', 204: 'No Content', 413: 'Payload Too Large' };
 const EMPTY = new Uint8Array(0);
 const JSON_HEADERS: Readonly<Record<string, string>> = { 'content-type': 'application/json' };
-
-function statusLine(status: number): string {
-  return `${status} ${STATUS_TEXT[status] ?? ''}`.trimEnd();
-}
-
 const TOO_LARGE = JSON.stringify({ error: 'Request body is larger than the allowed maximum' });
 const SERVER_ERROR = '{"error":"Internal server error"}';
 
-type ResponseHeaders = Headers | Readonly<Record<string, string>>;
-
-function writeHeaders(res: HttpResponse, headers: ResponseHeaders): void {
-  if (headers instanceof Headers) {
-    headers.forEach((value, key) => {
-      // uWS writes its own Content-Length.
-      if (key !== 'content-length') res.writeHeader(key, value);
-    });
-    return;
-  }
-  for (const key in headers) {
-    if (key.toLowerCase() !== 'content-length') res.writeHeader(key, headers[key] as string);
-  }
-}
-
 /**
- * Answers a uWebSockets.js request with a fetch handler (after an optional fast path). Headers are read
- * synchronously (uWS forbids touching the request after the first await); the body is read only up to the limit.
+ * Answers a transport's HTTP request with a fetch handler (after an optional fast path). The body is read only up
+ * to the limit.
  */
-export function handleWithFetch(res: HttpResponse, req: HttpRequest, options: HttpBridgeOptions): void {
+export function handleWithFetch(exchange: HttpExchange, options: HttpBridgeOptions): void {
   let aborted = false;
-  res.onAborted(() => {
+  exchange.onAborted(() => {
     aborted = true;
   });
-  const method = req.getCaseSensitiveMethod().toUpperCase();
-  const url = req.getUrl();
-  const query = req.getQuery() ?? '';
-  // A plain record: building undici's Headers is left to requests that need a Request.
-  const headers: Record<string, string> = {};
-  req.forEach((key, value) => {
-    const existing = headers[key];
-    headers[key] = existing === undefined ? value : `${existing}, ${value}`;
-  });
+  const { method, url, query, headers } = exchange;
 
   const finish = (
     status: number,
@@ -107,11 +78,7 @@ export function handleWithFetch(res: HttpResponse, req: HttpRequest, options: Ht
     bytesIn: number,
   ) => {
     if (aborted) return;
-    res.cork(() => {
-      res.writeStatus(statusLine(status));
-      writeHeaders(res, responseHeaders);
-      res.end(body);
-    });
+    exchange.respond(status, responseHeaders, body);
     options.onComplete?.({
       status,
       bytesIn,
@@ -128,12 +95,7 @@ export function handleWithFetch(res: HttpResponse, req: HttpRequest, options: Ht
 
   const tooLarge = (bytesIn: number) => {
     if (aborted) return;
-    res.cork(() => {
-      res.writeStatus(statusLine(413));
-      res.writeHeader('content-type', 'application/json');
-      res.writeHeader('connection', 'close');
-      res.end(TOO_LARGE, true);
-    });
+    exchange.respond(413, JSON_HEADERS, TOO_LARGE, true);
     aborted = true;
     options.onComplete?.({ status: 413, bytesIn, bytesOut: TOO_LARGE.length, path: url, method });
   };
@@ -199,15 +161,15 @@ export function handleWithFetch(res: HttpResponse, req: HttpRequest, options: Ht
   }
   const chunks: Buffer[] = [];
   let received = 0;
-  res.onData((chunk, isLast) => {
+  exchange.onData((chunk, isLast) => {
     if (aborted) return;
     received += chunk.byteLength;
     if (received > options.maxBodyBytes) {
       tooLarge(received);
       return;
     }
-    // uWS reuses the chunk's memory after this callback returns: copy it.
-    chunks.push(Buffer.from(chunk.slice(0)));
+    // The transport may reuse the chunk's memory after this callback returns (uWS does): copy it.
+    if (chunk.byteLength > 0) chunks.push(Buffer.from(chunk));
     if (isLast) dispatch(chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, received));
   });
 }

@@ -25,6 +25,26 @@ export {
   type PublishRequest,
   type RealtimeServer,
   type RealtimeServerOptions,
-  type TlsOptions,
 } from './server.js';
-export { type LoadedUws, loadUws, SLOW_UWS_WARNING } from './uws.js';
+export { nativeBuildAdvice, type SelectedTransport, selectTransport } from './transport/select.js';
+export {
+  type HttpExchange,
+  type ResponseHeaders,
+  SendStatus,
+  type TlsOptions,
+  type Transport,
+  type TransportFactory,
+  type TransportHandlers,
+  type TransportName,
+  type TransportOptions,
+  type TransportPreference,
+  type TransportSocket,
+  type UpgradeRequest,
+} from './transport/types.js';
+export {
+  loadNativeUws,
+  type NativeUws,
+  UWS_CANDIDATES,
+  type UwsAttempt,
+  type UwsLoad,
+} from './transport/uws-loader.js';

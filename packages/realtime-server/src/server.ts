@@ -1,5 +1,3 @@
-import type { HttpRequest, HttpResponse, TemplatedApp, us_listen_socket, WebSocket } from 'uWebSockets.js';
-import { accessSync, constants } from 'node:fs';
 import {
   type ChannelTraits,
   type ClientFrame,
@@ -38,19 +36,19 @@ import {
 } from '@herald/protocol-core';
 import { type RealtimeApp, type ResolvedApp, resolveApp } from './app.js';
 import { ApplicationEventEmitter } from './application-events.js';
-import { RealtimeServerError } from './errors.js';
 import { type FastHttpHandler, type FetchHandler, handleWithFetch } from './http-bridge.js';
 import { type Logger, silentLogger } from './logger.js';
 import { ServerMetrics } from './metrics.js';
 import { SocketRateLimiter } from './rate-limits.js';
-import { loadUws } from './uws.js';
-
-/** TLS files for serving wss:// and https://. */
-export interface TlsOptions {
-  readonly certFile: string;
-  readonly keyFile: string;
-  readonly passphrase?: string;
-}
+import { selectTransport } from './transport/select.js';
+import type {
+  HttpExchange,
+  TlsOptions,
+  Transport,
+  TransportName,
+  TransportPreference,
+  TransportSocket,
+} from './transport/types.js';
 
 /** Options of {@link createRealtimeServer}. */
 export interface RealtimeServerOptions {
@@ -62,6 +60,11 @@ export interface RealtimeServerOptions {
   /** Prefix of every route, e.g. `/realtime`. Default ''. */
   readonly path?: string;
   readonly tls?: TlsOptions;
+  /**
+   * `auto` (default) runs a native uWebSockets.js build where one loads and the portable transport (node:http +
+   * ws) otherwise; `uws` or `portable` forces one.
+   */
+  readonly transport?: TransportPreference;
   /** Fallback `activity_timeout` (seconds) for apps that set none. Default 120. */
   readonly activityTimeout?: number;
   /** Fallback `ping_interval` (seconds) for apps that set none. Default 30. */
@@ -142,11 +145,11 @@ interface AppMetrics {
 interface AppState {
   readonly config: ResolvedApp;
   readonly topicPrefix: string;
-  readonly sockets: Set<WebSocket<SocketData>>;
+  readonly sockets: Set<Socket>;
   readonly channels: Map<string, ChannelState>;
   readonly cache: Map<string, CachedEvent>;
   /** Signed-in users and their sockets. */
-  readonly users: Map<string, Set<WebSocket<SocketData>>>;
+  readonly users: Map<string, Set<Socket>>;
   readonly metrics: AppMetrics;
   readonly limiter: SocketRateLimiter;
 }
@@ -178,8 +181,10 @@ export interface RealtimeServer {
   close(): Promise<void>;
   /** The bound port, once listening. */
   readonly port: number | undefined;
-  /** Whether uWebSockets.js runs its native build (false: the slow JavaScript fallback). */
+  /** Whether a native uWebSockets.js build carries the sockets (false: the portable transport). */
   readonly native: boolean;
+  /** The transport that runs, and why it was chosen, in one sentence. */
+  readonly transport: { readonly name: TransportName; readonly reason: string };
   readonly events: ApplicationEventEmitter;
   readonly metrics: ServerMetrics;
   /** The app with this id, with defaults applied. */
@@ -212,6 +217,17 @@ export interface RealtimeServer {
   }): void;
 }
 
+type Socket = TransportSocket<SocketData>;
+
+/** A frame's text, decoded from a view of the transport's bytes (never a copy). */
+function frameText(message: ArrayBuffer | Uint8Array): string {
+  const bytes =
+    message instanceof ArrayBuffer
+      ? Buffer.from(message)
+      : Buffer.from(message.buffer, message.byteOffset, message.byteLength);
+  return bytes.toString('utf8');
+}
+
 const NO_CHANNELS: ReadonlySet<string> = new Set();
 const APP_IN_PATH = /\/apps\/([^/?]+)/;
 
@@ -225,7 +241,8 @@ const APP_IN_PATH = /\/apps\/([^/?]+)/;
  * server.publish('1', { channels: ['news'], event: 'posted', data: '{"title":"Hi"}' });
  */
 export function createRealtimeServer(options: RealtimeServerOptions): RealtimeServer {
-  const { uws, native } = loadUws();
+  const selected = selectTransport(options.transport);
+  const native = selected.native;
   const logger = options.logger ?? silentLogger;
   const events = new ApplicationEventEmitter();
   const metrics = new ServerMetrics({ processMetrics: options.processMetrics ?? true });
@@ -237,7 +254,7 @@ export function createRealtimeServer(options: RealtimeServerOptions): RealtimeSe
   const nextSocketId = createSocketIdGenerator(options.nodeNumber);
   const appsByKey = new Map<string, AppState>();
   const appsById = new Map<string, AppState>();
-  const socketsById = new Map<string, WebSocket<SocketData>>();
+  const socketsById = new Map<string, Socket>();
   const cluster = options.cluster;
   const clusterFailed = (what: string) => (error: unknown) =>
     logger.warn(`cluster ${what} failed; serving from local state`, {
@@ -285,58 +302,33 @@ export function createRealtimeServer(options: RealtimeServerOptions): RealtimeSe
   loadApps(options.apps);
 
   const maxMessageSize = Math.max(10_000, ...[...appsById.values()].map((app) => app.config.maxMessageSize));
-  let uwsApp: TemplatedApp;
-  if (options.tls) {
-    for (const file of [options.tls.certFile, options.tls.keyFile]) {
-      try {
-        accessSync(file, constants.R_OK);
-      } catch (cause) {
-        throw new RealtimeServerError('tls_files_unreadable', `Cannot read TLS file ${file}`, { cause });
-      }
-    }
-    uwsApp = uws.SSLApp({
-      cert_file_name: options.tls.certFile,
-      key_file_name: options.tls.keyFile,
-      ...(options.tls.passphrase ? { passphrase: options.tls.passphrase } : {}),
-    });
-  } else {
-    uwsApp = uws.App();
-  }
+  // Assigned once the handlers below exist; nothing publishes before listen().
+  let transport: Transport;
 
   // ---- sending helpers -------------------------------------------------------------------------------------
 
-  function send(ws: WebSocket<SocketData>, app: AppState, frame: string): void {
+  function send(ws: Socket, app: AppState, frame: string): void {
     const data = ws.getUserData();
     if (!data.open) return;
-    ws.send(frame, false, false);
+    ws.send(frame);
     app.metrics.sent.inc();
     app.metrics.bytesOut.inc(Buffer.byteLength(frame));
   }
 
-  function sendError(ws: WebSocket<SocketData>, app: AppState, code: number, message: string): void {
+  function sendError(ws: Socket, app: AppState, code: number, message: string): void {
     send(ws, app, encodeError(code, message));
   }
 
-  function closeWith(
-    ws: WebSocket<SocketData>,
-    app: AppState | undefined,
-    code: number,
-    message: string,
-  ): void {
+  function closeWith(ws: Socket, app: AppState | undefined, code: number, message: string): void {
     const data = ws.getUserData();
     if (!data.open) return;
     if (app) sendError(ws, app, code, message);
-    else ws.send(encodeError(code, message), false, false);
+    else ws.send(encodeError(code, message));
     data.open = false;
     ws.end(code, message);
   }
 
-  function refuseSubscription(
-    ws: WebSocket<SocketData>,
-    app: AppState,
-    channel: string,
-    error: SubscriptionErrorData,
-  ) {
+  function refuseSubscription(ws: Socket, app: AppState, channel: string, error: SubscriptionErrorData) {
     logger.debug('subscription refused', {
       scope: 'socket.channel',
       appId: app.config.id,
@@ -363,11 +355,7 @@ export function createRealtimeServer(options: RealtimeServerOptions): RealtimeSe
     return state;
   }
 
-  function subscribe(
-    ws: WebSocket<SocketData>,
-    app: AppState,
-    frame: Extract<ClientFrame, { type: 'subscribe' }>,
-  ) {
+  function subscribe(ws: Socket, app: AppState, frame: Extract<ClientFrame, { type: 'subscribe' }>) {
     const data = ws.getUserData();
     const { channel } = frame;
     const name = validateChannelName(channel, app.config.maxChannelNameLength);
@@ -467,14 +455,14 @@ export function createRealtimeServer(options: RealtimeServerOptions): RealtimeSe
 
   /** Sends member_added to every other subscriber in the cluster: ws.publish skips the joining socket. */
   function announceMember(
-    ws: WebSocket<SocketData>,
+    ws: Socket,
     app: AppState,
     channel: string,
     member: { userId: string; userInfo: unknown },
   ): void {
     const topic = topicOf(app, channel);
     const added = encodeMemberAdded(channel, member.userId, member.userInfo);
-    ws.publish(topic, added, false, false);
+    ws.publish(topic, added);
     countBroadcast(app, topic, added, 1);
     cluster?.broadcast({
       type: 'deliver',
@@ -483,7 +471,7 @@ export function createRealtimeServer(options: RealtimeServerOptions): RealtimeSe
   }
 
   function joinClusterPresence(
-    ws: WebSocket<SocketData>,
+    ws: Socket,
     app: AppState,
     channel: string,
     member: { userId: string; userInfo: unknown },
@@ -526,7 +514,7 @@ export function createRealtimeServer(options: RealtimeServerOptions): RealtimeSe
       );
   }
 
-  function replayCache(ws: WebSocket<SocketData>, app: AppState, channel: string): void {
+  function replayCache(ws: Socket, app: AppState, channel: string): void {
     if (!cluster) {
       const cached = freshCache(app, channel);
       send(ws, app, cached ? cached.frame : encodeCacheMiss(channel));
@@ -552,7 +540,7 @@ export function createRealtimeServer(options: RealtimeServerOptions): RealtimeSe
    * the cluster's presence is not touched.
    */
   function leave(
-    ws: WebSocket<SocketData>,
+    ws: Socket,
     app: AppState,
     channel: string,
     closing: boolean,
@@ -590,7 +578,7 @@ export function createRealtimeServer(options: RealtimeServerOptions): RealtimeSe
   function announceRemoval(app: AppState, channel: string, userId: string): void {
     const frame = encodeMemberRemoved(channel, userId);
     const topic = topicOf(app, channel);
-    uwsApp.publish(topic, frame, false, false);
+    transport.publish(topic, frame);
     countBroadcast(app, topic, frame, 0);
     cluster?.broadcast({ type: 'deliver', delivery: { appId: app.config.id, channel, frame } });
   }
@@ -602,10 +590,10 @@ export function createRealtimeServer(options: RealtimeServerOptions): RealtimeSe
     const excludedData = excluded?.getUserData();
     if (excluded && excludedData?.app === app && excludedData.channels.has(channel)) {
       // Publishing through the excluded socket is uWS's native way of skipping exactly that socket.
-      excluded.publish(topic, frame, false, false);
+      excluded.publish(topic, frame);
       return countBroadcast(app, topic, frame, 1);
     }
-    uwsApp.publish(topic, frame, false, false);
+    transport.publish(topic, frame);
     return countBroadcast(app, topic, frame, 0);
   }
 
@@ -620,7 +608,7 @@ export function createRealtimeServer(options: RealtimeServerOptions): RealtimeSe
   }
 
   function countBroadcast(app: AppState, topic: string, frame: string, excluded: number): number {
-    const recipients = Math.max(0, uwsApp.numSubscribers(topic) - excluded);
+    const recipients = Math.max(0, transport.numSubscribers(topic) - excluded);
     if (recipients > 0) {
       app.metrics.sent.inc(recipients);
       app.metrics.bytesOut.inc(recipients * Buffer.byteLength(frame));
@@ -630,11 +618,7 @@ export function createRealtimeServer(options: RealtimeServerOptions): RealtimeSe
 
   // ---- client events and sign-in ---------------------------------------------------------------------------
 
-  function clientEvent(
-    ws: WebSocket<SocketData>,
-    app: AppState,
-    frame: Extract<ClientFrame, { type: 'client-event' }>,
-  ) {
+  function clientEvent(ws: Socket, app: AppState, frame: Extract<ClientFrame, { type: 'client-event' }>) {
     const data = ws.getUserData();
     const { channel, event } = frame;
     const refusal = clientEventRefusal(ws, app, frame);
@@ -658,7 +642,7 @@ export function createRealtimeServer(options: RealtimeServerOptions): RealtimeSe
       userId: traits.presence ? userId : undefined,
     });
     const topic = topicOf(app, channel);
-    ws.publish(topic, encoded, false, false);
+    ws.publish(topic, encoded);
     const recipients = countBroadcast(app, topic, encoded, 1);
     cluster?.broadcast({
       type: 'deliver',
@@ -671,7 +655,7 @@ export function createRealtimeServer(options: RealtimeServerOptions): RealtimeSe
 
   /** Why a client event is refused, or undefined when it may be relayed. */
   function clientEventRefusal(
-    ws: WebSocket<SocketData>,
+    ws: Socket,
     app: AppState,
     frame: Extract<ClientFrame, { type: 'client-event' }>,
   ): string | undefined {
@@ -696,7 +680,7 @@ export function createRealtimeServer(options: RealtimeServerOptions): RealtimeSe
     return undefined;
   }
 
-  function signin(ws: WebSocket<SocketData>, app: AppState, frame: Extract<ClientFrame, { type: 'signin' }>) {
+  function signin(ws: Socket, app: AppState, frame: Extract<ClientFrame, { type: 'signin' }>) {
     const data = ws.getUserData();
     if (!verifyUserAuth(app.config, frame.auth, data.socketId, frame.userData)) {
       closeWith(ws, app, ErrorCode.Unauthorized, 'Invalid signature for pusher:signin');
@@ -715,7 +699,7 @@ export function createRealtimeServer(options: RealtimeServerOptions): RealtimeSe
     send(ws, app, encodeSigninSuccess(frame.userData));
   }
 
-  function forgetUser(app: AppState, ws: WebSocket<SocketData>, userId: string): void {
+  function forgetUser(app: AppState, ws: Socket, userId: string): void {
     const sockets = app.users.get(userId);
     if (!sockets) return;
     sockets.delete(ws);
@@ -740,7 +724,7 @@ export function createRealtimeServer(options: RealtimeServerOptions): RealtimeSe
     return undefined;
   }
 
-  function establish(ws: WebSocket<SocketData>, app: AppState): void {
+  function establish(ws: Socket, app: AppState): void {
     const data = ws.getUserData();
     (data as { channels: Set<string> }).channels = new Set();
     data.established = true;
@@ -762,7 +746,7 @@ export function createRealtimeServer(options: RealtimeServerOptions): RealtimeSe
     );
   }
 
-  function onMessage(ws: WebSocket<SocketData>, message: ArrayBuffer): void {
+  function onMessage(ws: Socket, message: ArrayBuffer | Uint8Array): void {
     const data = ws.getUserData();
     const app = data.app;
     if (!app || !data.open || !data.established) return;
@@ -779,7 +763,7 @@ export function createRealtimeServer(options: RealtimeServerOptions): RealtimeSe
       );
       return;
     }
-    const parsed = parseClientFrame(Buffer.from(message).toString('utf8'));
+    const parsed = parseClientFrame(frameText(message));
     if (!app.limiter.active) {
       dispatch(ws, app, parsed);
       return;
@@ -803,7 +787,7 @@ export function createRealtimeServer(options: RealtimeServerOptions): RealtimeSe
     );
   }
 
-  function dispatch(ws: WebSocket<SocketData>, app: AppState, parsed: Result<ClientFrame, FrameError>): void {
+  function dispatch(ws: Socket, app: AppState, parsed: Result<ClientFrame, FrameError>): void {
     if (!parsed.ok) {
       sendError(ws, app, ErrorCode.GenericError, parsed.error.message);
       return;
@@ -854,136 +838,6 @@ export function createRealtimeServer(options: RealtimeServerOptions): RealtimeSe
     };
   }
 
-  uwsApp.ws<SocketData>(`${path}/app/:key`, {
-    maxPayloadLength: maxMessageSize * 4,
-    idleTimeout: 0,
-    sendPingsAutomatically: false,
-    maxBackpressure: 1024 * 1024,
-    upgrade: guard('upgrade', (res: HttpResponse, req: HttpRequest, context) => {
-      const app = appsByKey.get(req.getParameter(0) ?? '');
-      const origin = req.getHeader('origin');
-      const data: SocketData = {
-        app,
-        rejection: refusal(app, origin, req.getQuery() ?? ''),
-        socketId: nextSocketId(),
-        origin: origin || undefined,
-        lastSeen: Date.now(),
-        pingedAt: 0,
-        channels: NO_CHANNELS as Set<string>,
-        presence: undefined,
-        userId: undefined,
-        open: true,
-        established: false,
-        admitted: false,
-      };
-      res.upgrade(
-        data,
-        req.getHeader('sec-websocket-key'),
-        req.getHeader('sec-websocket-protocol'),
-        req.getHeader('sec-websocket-extensions'),
-        context,
-      );
-    }),
-    open: guard('open', (ws: WebSocket<SocketData>) => {
-      const data = ws.getUserData();
-      const app = data.app;
-      if (closing) {
-        closeWith(ws, app, ErrorCode.Reconnect, 'Server is restarting');
-        return;
-      }
-      if (!app || data.rejection) {
-        const rejection = data.rejection ?? {
-          code: ErrorCode.AppNotFound,
-          message: 'No application has this key',
-        };
-        logger.debug('connection refused', {
-          scope: 'socket.connection',
-          appId: app?.config.id,
-          code: rejection.code,
-          origin: data.origin,
-        });
-        closeWith(ws, undefined, rejection.code, rejection.message);
-        return;
-      }
-      if (cluster) {
-        cluster.admitConnection(app.config.id, app.config.maxConnections).then(
-          guard('admission', (admitted: boolean) => {
-            if (!data.open) {
-              if (admitted) cluster.releaseConnection(app.config.id);
-              return;
-            }
-            if (!admitted) {
-              closeWith(
-                ws,
-                undefined,
-                ErrorCode.OverConnectionQuota,
-                'Application is over its connection quota',
-              );
-              return;
-            }
-            data.admitted = true;
-            establish(ws, app);
-          }),
-          (error: unknown) => {
-            // Without Redis the node still serves: it counts the connection locally only.
-            clusterFailed('admission')(error);
-            if (!data.open) return;
-            if (app.sockets.size >= app.config.maxConnections) {
-              closeWith(
-                ws,
-                undefined,
-                ErrorCode.OverConnectionQuota,
-                'Application is over its connection quota',
-              );
-              return;
-            }
-            establish(ws, app);
-          },
-        );
-        return;
-      }
-      if (app.sockets.size >= app.config.maxConnections) {
-        closeWith(ws, undefined, ErrorCode.OverConnectionQuota, 'Application is over its connection quota');
-        return;
-      }
-      establish(ws, app);
-    }),
-    message: guard('message', (ws: WebSocket<SocketData>, message: ArrayBuffer) => onMessage(ws, message)),
-    ping: guard('ping', (ws: WebSocket<SocketData>) => {
-      const data = ws.getUserData();
-      data.lastSeen = Date.now();
-      data.pingedAt = 0;
-    }),
-    pong: guard('pong', (ws: WebSocket<SocketData>) => {
-      const data = ws.getUserData();
-      data.lastSeen = Date.now();
-      data.pingedAt = 0;
-    }),
-    close: guard('close', (ws: WebSocket<SocketData>, code: number) => {
-      const data = ws.getUserData();
-      data.open = false;
-      const app = data.app;
-      if (!app?.sockets.delete(ws)) return;
-      socketsById.delete(data.socketId);
-      for (const channel of [...data.channels]) leave(ws, app, channel, true);
-      if (data.userId !== undefined) forgetUser(app, ws, data.userId);
-      app.metrics.connections.dec();
-      app.metrics.disconnections.inc();
-      if (data.admitted) cluster?.releaseConnection(app.config.id);
-      logger.debug('connection closed', {
-        scope: 'socket.connection',
-        appId: app.config.id,
-        socketId: data.socketId,
-        code,
-      });
-      events.emit(
-        'connectionClosed',
-        { appId: app.config.id, socketId: data.socketId, code },
-        reportListenerError,
-      );
-    }),
-  });
-
   let httpFastPath: FastHttpHandler | undefined = options.httpFastPath;
   let httpHandler: FetchHandler =
     options.httpHandler ??
@@ -992,8 +846,129 @@ export function createRealtimeServer(options: RealtimeServerOptions): RealtimeSe
         status: 404,
         headers: { 'content-type': 'application/json' },
       }));
-  uwsApp.any('/*', (res, req) =>
-    handleWithFetch(res, req, {
+
+  transport = selected.create<SocketData>({
+    upgradePrefix: `${path}/app/`,
+    tls: options.tls,
+    maxPayloadLength: maxMessageSize * 4,
+    maxBackpressure: 1024 * 1024,
+    handlers: {
+      upgrade: ({ key, origin, query }) => {
+        const app = appsByKey.get(key);
+        return {
+          app,
+          rejection: refusal(app, origin, query),
+          socketId: nextSocketId(),
+          origin: origin || undefined,
+          lastSeen: Date.now(),
+          pingedAt: 0,
+          channels: NO_CHANNELS as Set<string>,
+          presence: undefined,
+          userId: undefined,
+          open: true,
+          established: false,
+          admitted: false,
+        };
+      },
+      open: guard('open', (ws: Socket) => {
+        const data = ws.getUserData();
+        const app = data.app;
+        if (closing) {
+          closeWith(ws, app, ErrorCode.Reconnect, 'Server is restarting');
+          return;
+        }
+        if (!app || data.rejection) {
+          const rejection = data.rejection ?? {
+            code: ErrorCode.AppNotFound,
+            message: 'No application has this key',
+          };
+          logger.debug('connection refused', {
+            scope: 'socket.connection',
+            appId: app?.config.id,
+            code: rejection.code,
+            origin: data.origin,
+          });
+          closeWith(ws, undefined, rejection.code, rejection.message);
+          return;
+        }
+        if (cluster) {
+          cluster.admitConnection(app.config.id, app.config.maxConnections).then(
+            guard('admission', (admitted: boolean) => {
+              if (!data.open) {
+                if (admitted) cluster.releaseConnection(app.config.id);
+                return;
+              }
+              if (!admitted) {
+                closeWith(
+                  ws,
+                  undefined,
+                  ErrorCode.OverConnectionQuota,
+                  'Application is over its connection quota',
+                );
+                return;
+              }
+              data.admitted = true;
+              establish(ws, app);
+            }),
+            (error: unknown) => {
+              // Without Redis the node still serves: it counts the connection locally only.
+              clusterFailed('admission')(error);
+              if (!data.open) return;
+              if (app.sockets.size >= app.config.maxConnections) {
+                closeWith(
+                  ws,
+                  undefined,
+                  ErrorCode.OverConnectionQuota,
+                  'Application is over its connection quota',
+                );
+                return;
+              }
+              establish(ws, app);
+            },
+          );
+          return;
+        }
+        if (app.sockets.size >= app.config.maxConnections) {
+          closeWith(ws, undefined, ErrorCode.OverConnectionQuota, 'Application is over its connection quota');
+          return;
+        }
+        establish(ws, app);
+      }),
+      message: guard('message', (ws: Socket, message: ArrayBuffer | Uint8Array) => onMessage(ws, message)),
+      activity: guard('activity', (ws: Socket) => {
+        const data = ws.getUserData();
+        data.lastSeen = Date.now();
+        data.pingedAt = 0;
+      }),
+      close: guard('close', (ws: Socket, code: number) => {
+        const data = ws.getUserData();
+        data.open = false;
+        const app = data.app;
+        if (!app?.sockets.delete(ws)) return;
+        socketsById.delete(data.socketId);
+        for (const channel of [...data.channels]) leave(ws, app, channel, true);
+        if (data.userId !== undefined) forgetUser(app, ws, data.userId);
+        app.metrics.connections.dec();
+        app.metrics.disconnections.inc();
+        if (data.admitted) cluster?.releaseConnection(app.config.id);
+        logger.debug('connection closed', {
+          scope: 'socket.connection',
+          appId: app.config.id,
+          socketId: data.socketId,
+          code,
+        });
+        events.emit(
+          'connectionClosed',
+          { appId: app.config.id, socketId: data.socketId, code },
+          reportListenerError,
+        );
+      }),
+      http: guard('http', (exchange: HttpExchange) => http(exchange)),
+    },
+  });
+
+  function http(exchange: HttpExchange): void {
+    handleWithFetch(exchange, {
       handler: (request) => httpHandler(request),
       fastPath: httpFastPath ? (request) => (httpFastPath as FastHttpHandler)(request) : undefined,
       maxBodyBytes: options.maxRequestSize ?? 10_000,
@@ -1009,8 +984,8 @@ export function createRealtimeServer(options: RealtimeServerOptions): RealtimeSe
           events.emit('httpApiEvent', { appId, method, path: requestPath, status }, reportListenerError);
         }
       },
-    }),
-  );
+    });
+  }
 
   // ---- activity sweep --------------------------------------------------------------------------------------
 
@@ -1032,7 +1007,7 @@ export function createRealtimeServer(options: RealtimeServerOptions): RealtimeSe
     }
   }
 
-  let listenSocket: us_listen_socket | undefined;
+  let listening = false;
   let boundPort: number | undefined;
   let sweepTimer: NodeJS.Timeout | undefined;
   let closing = false;
@@ -1114,6 +1089,7 @@ export function createRealtimeServer(options: RealtimeServerOptions): RealtimeSe
       return boundPort;
     },
     native,
+    transport: { name: selected.name, reason: selected.reason },
     events,
     metrics,
 
@@ -1121,33 +1097,24 @@ export function createRealtimeServer(options: RealtimeServerOptions): RealtimeSe
       if (cluster) await cluster.start(clusterListener);
       const host = options.host ?? '0.0.0.0';
       const port = options.port ?? 8080;
-      return new Promise<number>((resolve, reject) => {
-        uwsApp.listen(host, port, (socket) => {
-          if (!socket) {
-            reject(
-              new RealtimeServerError(
-                'listen_failed',
-                `Cannot listen on ${host}:${port} (is the port in use?)`,
-              ),
-            );
-            return;
-          }
-          listenSocket = socket;
-          boundPort = uws.us_socket_local_port(
-            socket as unknown as Parameters<typeof uws.us_socket_local_port>[0],
-          );
-          startSweep();
-          logger.info('listening', { host, port: boundPort, native, nodeId: cluster?.nodeId });
-          resolve(boundPort);
-        });
+      boundPort = await transport.listen(host, port);
+      listening = true;
+      startSweep();
+      logger.info('listening', {
+        host,
+        port: boundPort,
+        transport: selected.name,
+        native,
+        nodeId: cluster?.nodeId,
       });
+      return boundPort;
     },
 
     async close() {
       closing = true;
       if (sweepTimer) clearInterval(sweepTimer);
-      if (listenSocket) uws.us_listen_socket_close(listenSocket);
-      listenSocket = undefined;
+      if (listening) transport.stopListening();
+      listening = false;
       dropConnections('Server is shutting down');
       if (cluster) {
         await cluster.stop().catch((error: unknown) => logger.warn('cluster stop failed', { error }));
@@ -1163,7 +1130,7 @@ export function createRealtimeServer(options: RealtimeServerOptions): RealtimeSe
       loadApps(next.apps);
       if (next.httpHandler) httpHandler = next.httpHandler;
       if ('httpFastPath' in next) httpFastPath = next.httpFastPath;
-      if (listenSocket) startSweep();
+      if (listening) startSweep();
       logger.info('reloaded', { scope: 'socket.server.restart', apps: next.apps.length });
     },
 

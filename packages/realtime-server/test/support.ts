@@ -7,7 +7,14 @@ import {
   type RealtimeApp,
   type RealtimeServer,
   type RealtimeServerOptions,
+  type TransportPreference,
 } from '../src/index.js';
+
+/**
+ * The transport every test server runs on: `HERALD_TRANSPORT` (set per vitest project, so the whole suite runs on
+ * each transport), else the server's own choice.
+ */
+export const TEST_TRANSPORT = (process.env.HERALD_TRANSPORT ?? 'auto') as TransportPreference;
 
 // pusher-js ships CommonJS typings that nodenext reads as a namespace: take the class from its default export.
 export const PusherClient = PusherModule as unknown as typeof PusherModule.default;
@@ -29,6 +36,7 @@ export async function startServer(
     host: '127.0.0.1',
     port: 0,
     processMetrics: false,
+    transport: TEST_TRANSPORT,
     apps: [{ ...APP, ...app }],
     ...rest,
   });

@@ -1,0 +1,284 @@
+import { readFileSync } from 'node:fs';
+import {
+  createServer as createHttpServer,
+  type IncomingMessage,
+  type Server,
+  type ServerResponse,
+} from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
+import type { Duplex } from 'node:stream';
+import { type WebSocket, WebSocketServer } from 'ws';
+import { RealtimeServerError } from '../errors.js';
+import {
+  type HttpExchange,
+  type ResponseHeaders,
+  SendStatus,
+  type Transport,
+  type TransportOptions,
+  type TransportSocket,
+} from './types.js';
+
+// ws's readyState for an open socket (WebSocket.OPEN), without importing its value on every send.
+const OPEN = 1;
+
+/** A ws socket seen through the transport port: uWS's semantics (topics, a synchronous close handler). */
+class PortableSocket<Data> implements TransportSocket<Data> {
+  readonly topics = new Set<string>();
+  closed = false;
+
+  constructor(
+    readonly ws: WebSocket,
+    private readonly data: Data,
+    private readonly hub: Hub<Data>,
+  ) {}
+
+  getUserData(): Data {
+    return this.data;
+  }
+
+  send(message: string | Buffer): number {
+    const ws = this.ws;
+    if (this.closed || ws.readyState !== OPEN) return SendStatus.Dropped;
+    // Like uWS's maxBackpressure: a receiver that does not read loses frames rather than holding memory.
+    if (ws.bufferedAmount > this.hub.maxBackpressure) return SendStatus.Dropped;
+    ws.send(message);
+    return ws.bufferedAmount > 0 ? SendStatus.Buffered : SendStatus.Sent;
+  }
+
+  subscribe(topic: string): boolean {
+    if (this.closed) return false;
+    this.topics.add(topic);
+    this.hub.join(topic, this);
+    return true;
+  }
+
+  unsubscribe(topic: string): boolean {
+    if (!this.topics.delete(topic)) return false;
+    this.hub.leave(topic, this);
+    return true;
+  }
+
+  publish(topic: string, message: string): boolean {
+    this.hub.publish(topic, message, this);
+    return true;
+  }
+
+  end(code: number, reason: string): void {
+    if (this.closed) return;
+    this.hub.closed(this, code);
+    // ws keeps its own timer: a peer that never answers the close frame is cut off after 30 s.
+    this.ws.close(code, reason);
+  }
+}
+
+/** Topic membership shared by every socket of one transport. */
+class Hub<Data> {
+  readonly topics = new Map<string, Set<PortableSocket<Data>>>();
+
+  constructor(
+    readonly maxBackpressure: number,
+    private readonly onClose: (socket: PortableSocket<Data>, code: number) => void,
+  ) {}
+
+  join(topic: string, socket: PortableSocket<Data>): void {
+    let members = this.topics.get(topic);
+    if (!members) {
+      members = new Set();
+      this.topics.set(topic, members);
+    }
+    members.add(socket);
+  }
+
+  leave(topic: string, socket: PortableSocket<Data>): void {
+    const members = this.topics.get(topic);
+    if (!members) return;
+    members.delete(socket);
+    if (members.size === 0) this.topics.delete(topic);
+  }
+
+  publish(topic: string, message: string, except?: PortableSocket<Data>): void {
+    const members = this.topics.get(topic);
+    if (!members) return;
+    // Encode once: ws frames a Buffer without copying it for each receiver.
+    const bytes = Buffer.from(message);
+    for (const socket of members) {
+      if (socket !== except) socket.send(bytes);
+    }
+  }
+
+  /** Runs the core's close handler once, at the moment the socket closes, and drops its topics (as uWS does). */
+  closed(socket: PortableSocket<Data>, code: number): void {
+    if (socket.closed) return;
+    socket.closed = true;
+    for (const topic of socket.topics) this.leave(topic, socket);
+    socket.topics.clear();
+    this.onClose(socket, code);
+  }
+}
+
+/** Header record with repeated headers joined by `, `, as the uWS adapter builds it. */
+function headerRecord(request: IncomingMessage): Record<string, string> {
+  const headers: Record<string, string> = {};
+  const raw = request.rawHeaders;
+  for (let i = 0; i < raw.length; i += 2) {
+    const key = (raw[i] as string).toLowerCase();
+    const value = raw[i + 1] as string;
+    const existing = headers[key];
+    headers[key] = existing === undefined ? value : `${existing}, ${value}`;
+  }
+  return headers;
+}
+
+function splitUrl(url: string): { path: string; query: string } {
+  const mark = url.indexOf('?');
+  return mark < 0 ? { path: url, query: '' } : { path: url.slice(0, mark), query: url.slice(mark + 1) };
+}
+
+function toExchange(request: IncomingMessage, response: ServerResponse): HttpExchange {
+  const { path, query } = splitUrl(request.url ?? '/');
+  return {
+    method: (request.method ?? 'GET').toUpperCase(),
+    url: path,
+    query,
+    headers: headerRecord(request),
+    onAborted(listener) {
+      response.on('close', () => {
+        if (!response.writableFinished) listener();
+      });
+    },
+    onData(listener) {
+      request.on('data', (chunk: Buffer) => listener(chunk, false));
+      request.on('end', () => listener(new Uint8Array(0), true));
+    },
+    respond(status, headers: ResponseHeaders, body, close) {
+      if (response.headersSent || response.destroyed) return;
+      const out: Record<string, string> = {};
+      if (headers instanceof Headers) {
+        headers.forEach((value, key) => {
+          out[key] = value;
+        });
+      } else {
+        for (const key in headers) out[key.toLowerCase()] = headers[key] as string;
+      }
+      out['content-length'] = String(typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength);
+      if (close) out.connection = 'close';
+      response.writeHead(status, out);
+      response.end(body);
+      // A refused body is not read: the connection cannot be reused, so it goes once the answer is out.
+      if (close) response.once('finish', () => request.socket.destroy());
+    },
+  };
+}
+
+function refuseUpgrade(socket: Duplex, status: number, text: string): void {
+  const body = JSON.stringify({ error: text });
+  socket.end(
+    `HTTP/1.1 ${status} ${text}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
+      `Connection: close\r\n\r\n${body}`,
+  );
+}
+
+/**
+ * The portable transport: Node's own `http`/`https` and the `ws` package, for every Node line and C library where no
+ * native uWebSockets.js build loads. Same routes, checks, close semantics and backpressure rule as the uWS one;
+ * fan-out is a loop over each topic's sockets with the frame encoded once.
+ */
+export function createPortableTransport<Data>(options: TransportOptions<Data>): Transport {
+  const { handlers, tls } = options;
+  const hub = new Hub<Data>(options.maxBackpressure, (socket, code) => handlers.close(socket, code));
+  let server: Server;
+  if (tls) {
+    let cert: Buffer;
+    let key: Buffer;
+    try {
+      cert = readFileSync(tls.certFile);
+      key = readFileSync(tls.keyFile);
+    } catch (cause) {
+      const file = (cause as { path?: string }).path ?? tls.certFile;
+      throw new RealtimeServerError('tls_files_unreadable', `Cannot read TLS file ${file}`, { cause });
+    }
+    server = createHttpsServer({ cert, key, ...(tls.passphrase ? { passphrase: tls.passphrase } : {}) });
+  } else {
+    server = createHttpServer();
+  }
+  const wss = new WebSocketServer({
+    noServer: true,
+    maxPayload: options.maxPayloadLength,
+    perMessageDeflate: false,
+    clientTracking: false,
+  });
+
+  server.on('request', (request: IncomingMessage, response: ServerResponse) => {
+    handlers.http(toExchange(request, response));
+  });
+
+  server.on('upgrade', (request: IncomingMessage, socket: Duplex, head: Buffer) => {
+    const { path, query } = splitUrl(request.url ?? '/');
+    const key = path.startsWith(options.upgradePrefix) ? path.slice(options.upgradePrefix.length) : undefined;
+    if (key === undefined || key === '' || key.includes('/')) {
+      refuseUpgrade(socket, 404, 'Not Found');
+      return;
+    }
+    const data = handlers.upgrade({
+      key: decodeURIComponent(key),
+      origin: request.headers.origin ?? '',
+      query,
+    });
+    wss.handleUpgrade(request, socket, head, (ws) => {
+      const portable = new PortableSocket(ws, data, hub);
+      ws.on('message', (message: Buffer) => {
+        if (!portable.closed) handlers.message(portable, message);
+      });
+      ws.on('ping', () => {
+        if (!portable.closed) handlers.activity(portable);
+      });
+      ws.on('pong', () => {
+        if (!portable.closed) handlers.activity(portable);
+      });
+      ws.on('close', (code: number) => hub.closed(portable, code));
+      ws.on('error', () => {
+        // ws closes the socket itself after a protocol error (oversized or invalid frame); 'close' follows.
+      });
+      handlers.open(portable);
+    });
+  });
+  server.on('clientError', (_error: Error, socket: Duplex) => {
+    if (socket.writable) socket.end('HTTP/1.1 400 Bad Request\r\nConnection: close\r\n\r\n');
+    else socket.destroy();
+  });
+
+  return {
+    name: 'portable',
+    listen(host, port) {
+      return new Promise<number>((resolve, reject) => {
+        const failed = (cause: Error) =>
+          reject(
+            new RealtimeServerError(
+              'listen_failed',
+              `Cannot listen on ${host}:${port} (is the port in use?)`,
+              {
+                cause,
+              },
+            ),
+          );
+        server.once('error', failed);
+        server.listen({ host, port }, () => {
+          server.off('error', failed);
+          const address = server.address();
+          resolve(typeof address === 'object' && address ? address.port : port);
+        });
+      });
+    },
+    stopListening() {
+      if (!server.listening) return;
+      server.close();
+      server.closeIdleConnections();
+    },
+    publish(topic, message) {
+      hub.publish(topic, message);
+    },
+    numSubscribers(topic) {
+      return hub.topics.get(topic)?.size ?? 0;
+    },
+  };
+}

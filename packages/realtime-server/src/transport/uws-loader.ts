@@ -1,0 +1,134 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+
+/**
+ * The packages tried for a native uWebSockets.js build, in order: an official build the user installed under its
+ * own name first, then the npm mirror with Node 20–25 builds (glibc ≥ 2.38), then the older build with Node ≤ 20
+ * binaries that load on glibc 2.36.
+ */
+export const UWS_CANDIDATES: readonly string[] = [
+  'uWebSockets.js',
+  '@btc-vision/uwebsockets.js',
+  '@trufflesuite/uws-js-unofficial',
+];
+
+/** A native uWebSockets.js build that loaded. */
+export interface NativeUws {
+  /** The addon's exports (typed by the adapter that uses them). */
+  readonly module: Record<string, unknown>;
+  /** `name@version` of the package the build came from. */
+  readonly source: string;
+  /** The `.node` file loaded. */
+  readonly binary: string;
+}
+
+/** Why one candidate did not load. */
+export interface UwsAttempt {
+  readonly name: string;
+  readonly reason: string;
+}
+
+/** The loader's answer: a native build, or why none loaded. */
+export type UwsLoad =
+  | { readonly ok: true; readonly uws: NativeUws; readonly attempts: readonly UwsAttempt[] }
+  | { readonly ok: false; readonly attempts: readonly UwsAttempt[] };
+
+/** Where the running Node looks for a build: `linux-x64`, ABI `127`, … */
+export function runtimeTarget(): { platform: string; arch: string; abi: string } {
+  return { platform: process.platform, arch: process.arch, abi: process.versions.modules };
+}
+
+function packageRoot(entry: string, name: string): string | undefined {
+  let dir = dirname(entry);
+  for (;;) {
+    const manifest = join(dir, 'package.json');
+    if (existsSync(manifest)) {
+      try {
+        const parsed = JSON.parse(readFileSync(manifest, 'utf8')) as { name?: string };
+        // An npm alias installs a package under another name: its folder, not its manifest, carries the alias.
+        if (parsed.name === name || dir.endsWith(join('node_modules', name))) return dir;
+      } catch {
+        // An unreadable manifest is not the package root; keep walking up.
+      }
+    }
+    const parent = dirname(dir);
+    if (parent === dir) return undefined;
+    dir = parent;
+  }
+}
+
+function versionOf(root: string): string {
+  try {
+    return (
+      (JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { version?: string }).version ?? '?'
+    );
+  } catch {
+    return '?';
+  }
+}
+
+/**
+ * Native addons are the only thing that counts as loaded: a package's JavaScript emulation (the fallback some
+ * builds switch to silently) never does, so the binary is loaded directly, never through the package's entry.
+ */
+function isNativeModule(module: Record<string, unknown>): boolean {
+  const app = module.App;
+  return typeof app === 'function' && Function.prototype.toString.call(app).includes('[native code]');
+}
+
+function tryCandidate(name: string, requireFrom: NodeJS.Require): { uws: NativeUws } | { reason: string } {
+  let entry: string;
+  try {
+    entry = requireFrom.resolve(name);
+  } catch {
+    return { reason: 'not installed' };
+  }
+  const root = packageRoot(entry, name);
+  if (!root) return { reason: `cannot find the package folder of ${entry}` };
+  const { platform, arch, abi } = runtimeTarget();
+  const file = `uws_${platform}_${arch}_${abi}.node`;
+  const binary = [root, join(root, 'binaries'), join(root, 'dist')]
+    .map((dir) => join(dir, file))
+    .find((path) => existsSync(path));
+  const source = `${name}@${versionOf(root)}`;
+  if (!binary) return { reason: `${source} has no build for Node ABI ${abi} on ${platform}-${arch}` };
+  let module: Record<string, unknown>;
+  try {
+    module = requireFrom(binary) as Record<string, unknown>;
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    return { reason: `${source}: its ${file} does not load here (${message.split('\n')[0]})` };
+  }
+  if (!isNativeModule(module)) return { reason: `${source}: ${file} is not a native build` };
+  return { uws: { module, source, binary } };
+}
+
+const cache = new Map<string, UwsLoad>();
+
+/**
+ * Finds the first candidate whose native build loads on this Node, platform and C library. Cached per candidate
+ * list: a process loads at most one build.
+ */
+export function loadNativeUws(
+  candidates: readonly string[] = UWS_CANDIDATES,
+  from: string = import.meta.url,
+): UwsLoad {
+  const key = `${from}\n${candidates.join('\n')}`;
+  const known = cache.get(key);
+  if (known) return known;
+  const requireFrom = createRequire(from);
+  const attempts: UwsAttempt[] = [];
+  let answer: UwsLoad | undefined;
+  for (const name of candidates) {
+    const result = tryCandidate(name, requireFrom);
+    if ('uws' in result) {
+      answer = { ok: true, uws: result.uws, attempts };
+      break;
+    }
+    attempts.push({ name, reason: result.reason });
+  }
+  answer ??= { ok: false, attempts };
+  cache.set(key, answer);
+  return answer;
+}

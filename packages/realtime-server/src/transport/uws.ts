@@ -1,0 +1,140 @@
+import { accessSync, constants } from 'node:fs';
+import type * as Uws from '@trufflesuite/uws-js-unofficial';
+import { RealtimeServerError } from '../errors.js';
+import type { HttpExchange, ResponseHeaders, Transport, TransportOptions, TransportSocket } from './types.js';
+
+type UwsModule = typeof Uws;
+
+const STATUS_TEXT: Record<number, string> = { 200: 'OK', 204: 'No Content', 413: 'Payload Too Large' };
+
+function statusLine(status: number): string {
+  return `${status} ${STATUS_TEXT[status] ?? ''}`.trimEnd();
+}
+
+function writeHeaders(res: Uws.HttpResponse, headers: ResponseHeaders): void {
+  if (headers instanceof Headers) {
+    headers.forEach((value, key) => {
+      // uWS writes its own Content-Length.
+      if (key !== 'content-length') res.writeHeader(key, value);
+    });
+    return;
+  }
+  for (const key in headers) {
+    if (key.toLowerCase() !== 'content-length') res.writeHeader(key, headers[key] as string);
+  }
+}
+
+/** Wraps a uWS request/response pair; every header is read now, since uWS frees the request after this call. */
+function toExchange(res: Uws.HttpResponse, req: Uws.HttpRequest): HttpExchange {
+  const headers: Record<string, string> = {};
+  req.forEach((key, value) => {
+    const existing = headers[key];
+    headers[key] = existing === undefined ? value : `${existing}, ${value}`;
+  });
+  return {
+    method: req.getCaseSensitiveMethod().toUpperCase(),
+    url: req.getUrl(),
+    query: req.getQuery() ?? '',
+    headers,
+    onAborted: (listener) => {
+      res.onAborted(listener);
+    },
+    onData: (listener) => {
+      res.onData((chunk, last) => listener(new Uint8Array(chunk), last));
+    },
+    respond: (status, responseHeaders, body, close) => {
+      res.cork(() => {
+        res.writeStatus(statusLine(status));
+        writeHeaders(res, responseHeaders);
+        res.end(body, close);
+      });
+    },
+  };
+}
+
+/**
+ * The transport on a native uWebSockets.js build: native topic fan-out, and its sockets handed to the core as they
+ * are (they already have the methods of {@link TransportSocket}).
+ */
+export function createUwsTransport<Data>(uws: UwsModule, options: TransportOptions<Data>): Transport {
+  const { handlers, tls } = options;
+  let app: Uws.TemplatedApp;
+  if (tls) {
+    for (const file of [tls.certFile, tls.keyFile]) {
+      try {
+        accessSync(file, constants.R_OK);
+      } catch (cause) {
+        throw new RealtimeServerError('tls_files_unreadable', `Cannot read TLS file ${file}`, { cause });
+      }
+    }
+    app = uws.SSLApp({
+      cert_file_name: tls.certFile,
+      key_file_name: tls.keyFile,
+      ...(tls.passphrase ? { passphrase: tls.passphrase } : {}),
+    });
+  } else {
+    app = uws.App();
+  }
+
+  app.ws<Data>(`${options.upgradePrefix}:key`, {
+    maxPayloadLength: options.maxPayloadLength,
+    idleTimeout: 0,
+    sendPingsAutomatically: false,
+    maxBackpressure: options.maxBackpressure,
+    upgrade: (res, req, context) => {
+      const data = handlers.upgrade({
+        key: req.getParameter(0) ?? '',
+        origin: req.getHeader('origin'),
+        query: req.getQuery() ?? '',
+      });
+      res.upgrade(
+        data,
+        req.getHeader('sec-websocket-key'),
+        req.getHeader('sec-websocket-protocol'),
+        req.getHeader('sec-websocket-extensions'),
+        context,
+      );
+    },
+    // uWS's WebSocket has every member of TransportSocket with compatible signatures.
+    open: (ws) => handlers.open(ws as TransportSocket<Data>),
+    message: (ws, message) => handlers.message(ws as TransportSocket<Data>, message),
+    ping: (ws) => handlers.activity(ws as TransportSocket<Data>),
+    pong: (ws) => handlers.activity(ws as TransportSocket<Data>),
+    close: (ws, code) => handlers.close(ws as TransportSocket<Data>, code),
+  });
+  app.any('/*', (res, req) => handlers.http(toExchange(res, req)));
+
+  let listenSocket: Uws.us_listen_socket | undefined;
+  return {
+    name: 'uws',
+    listen(host, port) {
+      return new Promise<number>((resolve, reject) => {
+        app.listen(host, port, (socket) => {
+          if (!socket) {
+            reject(
+              new RealtimeServerError(
+                'listen_failed',
+                `Cannot listen on ${host}:${port} (is the port in use?)`,
+              ),
+            );
+            return;
+          }
+          listenSocket = socket;
+          resolve(
+            uws.us_socket_local_port(socket as unknown as Parameters<typeof uws.us_socket_local_port>[0]),
+          );
+        });
+      });
+    },
+    stopListening() {
+      if (listenSocket) uws.us_listen_socket_close(listenSocket);
+      listenSocket = undefined;
+    },
+    publish(topic, message) {
+      app.publish(topic, message, false, false);
+    },
+    numSubscribers(topic) {
+      return app.numSubscribers(topic);
+    },
+  };
+}
