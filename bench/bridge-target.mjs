@@ -3,7 +3,7 @@
 //   uws-bridge  Herald's realtime server: uWS -> fetch bridge -> the hono REST API
 //   node-hono   the same hono REST API on node:http through @hono/node-server (the usual Node setup)
 import { createHttpApi } from '@herald/http-api';
-import { createRealtimeServer, loadUws } from '@herald/realtime-server';
+import { createRealtimeServer, loadNativeUws } from '@herald/realtime-server';
 import { serve } from '@hono/node-server';
 
 const mode = process.argv[2];
@@ -24,7 +24,9 @@ function ready(port) {
 }
 
 if (mode === 'uws-raw') {
-  const { uws } = loadUws();
+  const load = loadNativeUws();
+  if (!load.ok) throw new Error('uws-raw needs a native uWebSockets.js build on this Node');
+  const uws = load.uws.module;
   const server = uws.App().get('/up', (res) => {
     res.cork(() => res.writeHeader('content-type', 'application/json').end('{"health":"OK"}'));
   });

@@ -161,6 +161,8 @@ const lines = [];
 const header = ['scenario', 'figure', ...targets];
 if (targets.includes('herald') && targets.includes('soketi')) header.push('Herald/soketi');
 if (targets.includes('herald') && targets.includes('ceiling')) header.push('Herald/ceiling');
+if (targets.includes('herald-portable') && targets.includes('herald')) header.push('portable/uws');
+if (targets.includes('herald-portable') && targets.includes('soketi')) header.push('portable/soketi');
 lines.push(`| ${header.join(' | ')} |`, `|${header.map((_, i) => (i < 2 ? '---' : '---:')).join('|')}|`);
 for (const scenario of list) {
   for (const key of scenario.figures) {
@@ -169,6 +171,9 @@ for (const scenario of list) {
     const herald = find(scenario.name, 'herald')?.[key];
     if (header.includes('Herald/soketi')) cells.push(ratio(herald, find(scenario.name, 'soketi')?.[key]));
     if (header.includes('Herald/ceiling')) cells.push(ratio(herald, find(scenario.name, 'ceiling')?.[key]));
+    const portable = find(scenario.name, 'herald-portable')?.[key];
+    if (header.includes('portable/uws')) cells.push(ratio(portable, herald));
+    if (header.includes('portable/soketi')) cells.push(ratio(portable, find(scenario.name, 'soketi')?.[key]));
     lines.push(`| ${cells.join(' | ')} |`);
   }
 }

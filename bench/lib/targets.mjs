@@ -7,7 +7,9 @@ import { connect, createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
 
 export const APP = { id: 'bench', key: 'bench-key', secret: 'bench-secret' };
-export const TARGETS = ['herald', 'soketi', 'ceiling'];
+// `herald-portable` is the same server forced onto the portable transport (node:http + ws), as it runs wherever no
+// native uWebSockets.js build loads.
+export const TARGETS = ['herald', 'herald-portable', 'soketi', 'ceiling'];
 
 const benchDir = fileURLToPath(new URL('..', import.meta.url));
 const rootDir = fileURLToPath(new URL('../..', import.meta.url));
@@ -141,7 +143,7 @@ async function waitForPort(port, child, timeoutMs = 20_000) {
 
 /**
  * Starts one target and resolves once it accepts connections.
- * @param {'herald'|'soketi'|'ceiling'} name
+ * @param {'herald'|'herald-portable'|'soketi'|'ceiling'} name
  * @param {{ cpu?: string, profileDir?: string, label?: string }} options
  */
 export async function startTarget(name, options = {}) {
@@ -151,13 +153,14 @@ export async function startTarget(name, options = {}) {
   if (options.profileDir) node.push('--cpu-prof', `--cpu-prof-dir=${options.profileDir}`);
   let args;
   let env = { ...process.env };
-  if (name === 'herald') {
+  if (name === 'herald' || name === 'herald-portable') {
     const configFile = `${workDir}/herald-bench.json`;
     writeFileSync(configFile, JSON.stringify(heraldConfig(port), null, 2));
     const bin = `${rootDir}apps/realtime/dist/bin.js`;
     if (!existsSync(bin)) throw new Error(`${bin} is missing: run \`pnpm build\` first`);
     args = [...node, bin, 'server', '--host', '127.0.0.1', '--port', String(port), '--config', configFile];
     env.NODE_ENV = 'production';
+    env.REALTIME_TRANSPORT = name === 'herald-portable' ? 'portable' : 'auto';
   } else if (name === 'soketi') {
     const bin = ensureSoketi();
     args = [...node, bin, 'start'];

@@ -1,6 +1,5 @@
 #!/usr/bin/env node
 import { parseArgs } from 'node:util';
-import { SLOW_UWS_WARNING } from '@herald/realtime-server';
 import type { RealtimeConfig } from './config-schema.js';
 import { registerServer, runningServers } from './control.js';
 import { DEMO_SECRET } from './defaults.js';
@@ -27,13 +26,24 @@ function fail(lines: readonly string[], source: string): never {
   process.exit(1);
 }
 
-function printBanner(config: RealtimeConfig, port: number, source: string): void {
+function printBanner(
+  config: RealtimeConfig,
+  running: { readonly port: number; readonly server: { readonly transport: { readonly reason: string } } },
+  source: string,
+): void {
+  const { port } = running;
   const settings = config.servers[config.default];
   const bound = settings?.host ?? '0.0.0.0';
   const host = settings?.hostname ?? (bound === '0.0.0.0' || bound === '::' ? 'localhost' : bound);
   const secure = Boolean(settings?.options.tls.local_cert);
   const base = `${host}:${port}${settings?.path ?? ''}`;
-  const lines = [`Herald real-time server listening on ${bound}:${port} (config: ${source})`, ''];
+  const lines = [
+    `Herald real-time server listening on ${bound}:${port} (config: ${source})`,
+    // Said once, plainly: which transport carries the sockets and why (and, when it is the portable one, what
+    // to install for native speed).
+    `Transport: ${running.server.transport.reason}`,
+    '',
+  ];
   for (const app of config.applications) {
     lines.push(`  App "${app.name ?? app.id}"${app.enabled ? '' : ' (disabled)'}`);
     lines.push(`    App id:     ${app.id}`);
@@ -108,7 +118,7 @@ async function server(argv: string[]): Promise<void> {
       logger.info('restarting', { scope: 'socket.server.restart', source: reloaded.source });
       const pending = running.reload(reloaded.config);
       for (const warning of pending) logger.warn(warning, { scope: 'socket.server.restart' });
-      printBanner(reloaded.config, running.port, reloaded.source);
+      printBanner(reloaded.config, running, reloaded.source);
     } catch (error) {
       logger.error('restart failed', { error });
       process.exit(1);
@@ -131,13 +141,10 @@ async function server(argv: string[]): Promise<void> {
     return;
   }
   unregister = registerServer({ pid: process.pid, port: running.port, cwd: process.cwd() });
-  if (!running.server.native) {
-    console.error(`\n!!! WARNING: ${SLOW_UWS_WARNING}\n`);
-    logger.warn(SLOW_UWS_WARNING);
-  }
-  printBanner(config, running.port, loaded.source);
+  printBanner(config, running, loaded.source);
   scoped(root, 'command.server.start').info('server started', {
     port: running.port,
+    transport: running.server.transport.name,
     apps: config.applications.map((app) => app.id),
     source: loaded.source,
   });

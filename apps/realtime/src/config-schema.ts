@@ -86,6 +86,11 @@ export const configSchema = z
     default: z.string().min(1).default('herald'),
     servers: z.record(z.string(), serverSchema).default({ herald: serverSchema.parse({}) }),
     applications: z.array(applicationSchema).min(1, 'at least one application is required'),
+    /**
+     * What carries the sockets: `auto` runs a native uWebSockets.js build where one loads and the portable
+     * transport (node:http + ws) otherwise; `uws` or `portable` forces one.
+     */
+    transport: z.enum(['auto', 'uws', 'portable']).default('auto'),
     scaling: z
       .object({
         enabled: z.boolean().default(false),

@@ -38,6 +38,7 @@ export const envSchema = z.object({
   REALTIME_DEBUG: flag.optional(),
   REALTIME_SCALING_ENABLED: flag.optional(),
   REALTIME_REDIS_URL: z.string().min(1).optional(),
+  REALTIME_TRANSPORT: z.enum(['auto', 'uws', 'portable']).optional(),
   NODE_ENV: z.string().optional(),
 });
 
@@ -129,6 +130,7 @@ function applyOverrides(raw: Json, env: z.output<typeof envSchema>, cli: CliOver
   if (env.REALTIME_SCALING_ENABLED !== undefined)
     set(raw, ['scaling', 'enabled'], env.REALTIME_SCALING_ENABLED);
   if (env.REALTIME_REDIS_URL !== undefined) set(raw, ['scaling', 'server', 'url'], env.REALTIME_REDIS_URL);
+  if (env.REALTIME_TRANSPORT !== undefined) raw.transport = env.REALTIME_TRANSPORT;
   const debug = cli.debug ?? env.REALTIME_DEBUG;
   if (debug !== undefined) set(raw, ['logging', 'debug_enabled'], debug);
 }

@@ -173,6 +173,7 @@ export async function startRealtime(
   const server = createRealtimeServer({
     ...(cluster ? { cluster } : {}),
     apps: config.applications.map((app) => toRealtimeApp(app, config.rate_limiter)),
+    transport: config.transport,
     host: settings.host,
     port: settings.port,
     path: settings.path,

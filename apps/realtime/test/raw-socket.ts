@@ -27,7 +27,7 @@ export async function socket(
     }
     frames.push(frame);
   });
-  const waitFor = async (test: (frame: (typeof frames)[number]) => boolean, ms = 3000) => {
+  const waitFor = async (test: (frame: (typeof frames)[number]) => boolean, ms = 20_000) => {
     const until = Date.now() + ms;
     while (Date.now() < until) {
       const found = frames.find(test);

@@ -2,13 +2,17 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { loadNativeUws } from '@herald/realtime-server';
 import Pusher from 'pusher';
 import { afterEach, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { PusherClient } from './pusher-client.js';
+import { socket } from './raw-socket.js';
 import { type RunningBin, runBin, startBin } from './run-bin.js';
 
 const running: RunningBin[] = [];
+// What the bin's loader will find on this Node: the same packages, resolved from the same place.
+const nativeUws = loadNativeUws();
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const clients: PusherClient[] = [];
 
@@ -182,17 +186,50 @@ describe('realtime server (the bin)', () => {
 });
 
 describe('realtime server start-up checks', () => {
-  it('warns loudly, with the fix, when uWebSockets.js runs its JavaScript fallback', async () => {
-    const bin = await start([], { env: { UWS_USE_FALLBACK: '1' } });
-    // stderr and stdout are separate pipes: the warning may arrive after the banner.
-    for (let i = 0; i < 100 && !bin.stderr.includes('official uWebSockets.js build'); i++) await sleep(20);
-    expect(bin.stderr).toContain('WARNING: uWebSockets.js is running its slow JavaScript fallback');
-    expect(bin.stderr).toContain('official uWebSockets.js build');
+  it('says once, plainly, which transport carries the sockets and why', async () => {
+    const bin = await start();
+    const expected = process.env.REALTIME_TRANSPORT === 'portable' || !nativeUws.ok ? 'portable' : 'uws';
+    const lines = bin.stdout.split('\n').filter((line) => line.startsWith('Transport: '));
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatch(new RegExp(`^Transport: ${expected} `));
+    expect(lines[0]).toContain(`Node ${process.versions.node}`);
+    if (expected === 'uws' && nativeUws.ok) expect(lines[0]).toContain(nativeUws.uws.source);
+    if (expected === 'portable' && process.env.REALTIME_TRANSPORT !== 'portable') {
+      // Chosen because nothing loads: the line says what to install for native speed.
+      expect(lines[0]).toContain('no native uWebSockets.js build loads');
+      expect(lines[0]).toContain('uWebSockets.js@github:uNetworking');
+    }
+    expect(bin.stderr).not.toContain('WARNING');
   });
 
-  it('does not warn on the native build', async () => {
-    const bin = await start();
-    expect(bin.stderr).not.toContain('WARNING');
+  it('runs on the portable transport when the config asks for it', async () => {
+    const bin = await start([], { env: { REALTIME_TRANSPORT: 'portable' } });
+    expect(bin.stdout).toContain('Transport: portable (node:http + ws), as configured');
+    const client = await socket(bin.port, '', { key: 'herald-demo-key', secret: 'herald-demo-secret' });
+    expect(client.socketId).toMatch(/^\d+\.\d+$/);
+    client.ws.close();
+    const up = await fetch(`http://127.0.0.1:${bin.port}/up`);
+    expect(up.status).toBe(200);
+  });
+
+  it.runIf(!nativeUws.ok)(
+    'refuses to start with transport "uws" where no native build loads, naming the fix',
+    async () => {
+      const result = await runBin(['server', '--host', '127.0.0.1', '--port', '0'], {
+        cwd: mkdtempSync(join(tmpdir(), 'herald-rt-')),
+        env: { REALTIME_TRANSPORT: 'uws' },
+      });
+      expect(result.code).toBe(1);
+      expect(result.stderr).toContain(
+        'transport "uws" was asked for, but no native uWebSockets.js build loads',
+      );
+      expect(result.stderr).toContain('uWebSockets.js@github:uNetworking');
+    },
+  );
+
+  it.runIf(nativeUws.ok)('starts with transport "uws" forced where a native build loads', async () => {
+    const bin = await start([], { env: { REALTIME_TRANSPORT: 'uws' } });
+    expect(bin.stdout).toMatch(/Transport: uws \(native uWebSockets\.js from /);
   });
 
   it('serves wss:// when a TLS certificate and key are configured', async () => {

@@ -12,6 +12,7 @@ const APP = { id: 'shop', key: 'shop-key', secret: 'shop-secret' };
 
 async function boot(path = ''): Promise<RunningRealtime> {
   const config = configSchema.parse({
+    transport: process.env.REALTIME_TRANSPORT ?? 'auto',
     servers: { herald: { host: '127.0.0.1', port: 0, path } },
     applications: [APP, { id: 'off', key: 'off-key', secret: 'off-secret', enabled: false }],
   });

@@ -3,6 +3,13 @@ import { fileURLToPath } from 'node:url';
 
 export const BIN = fileURLToPath(new URL('../dist/bin.js', import.meta.url));
 
+/** What a started bin inherits: PATH, and the transport the test project runs on (REALTIME_TRANSPORT). */
+function inherited(): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { PATH: process.env.PATH };
+  if (process.env.REALTIME_TRANSPORT) env.REALTIME_TRANSPORT = process.env.REALTIME_TRANSPORT;
+  return env;
+}
+
 /** A `realtime` process started from the built bin. */
 export interface RunningBin {
   readonly child: ChildProcess;
@@ -21,13 +28,13 @@ export function runBin(
   return new Promise((resolve) => {
     const child = spawn(process.execPath, [BIN, ...args], {
       cwd: options.cwd,
-      env: { PATH: process.env.PATH, ...options.env },
+      env: { ...inherited(), ...options.env },
     });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk) => (stdout += chunk));
     child.stderr.on('data', (chunk) => (stderr += chunk));
-    const timer = setTimeout(() => child.kill('SIGKILL'), options.timeoutMs ?? 10_000);
+    const timer = setTimeout(() => child.kill('SIGKILL'), options.timeoutMs ?? 30_000);
     child.on('exit', (code) => {
       clearTimeout(timer);
       resolve({ code, stdout, stderr });
@@ -42,7 +49,7 @@ export function startBin(
 ): Promise<RunningBin> {
   const child = spawn(process.execPath, [BIN, 'server', '--port', '0', '--host', '127.0.0.1', ...args], {
     cwd: options.cwd,
-    env: { PATH: process.env.PATH, ...options.env },
+    env: { ...inherited(), ...options.env },
   });
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
   return new Promise((resolve, reject) => {
@@ -60,7 +67,7 @@ export function startBin(
     const timer = setTimeout(() => {
       child.kill('SIGKILL');
       reject(new Error(`realtime did not start:\n${running.stdout}\n${running.stderr}`));
-    }, 10_000);
+    }, 30_000);
     child.stderr.on('data', (chunk) => (running.stderr += chunk));
     child.stdout.on('data', (chunk) => {
       running.stdout += chunk;

@@ -44,7 +44,7 @@ export function selectTransport(
     return {
       name: 'portable',
       native: false,
-      reason: `transport "portable" (node:http + ws) as configured, on ${node}`,
+      reason: `portable (node:http + ws), as configured, on ${node}`,
       create: createPortableTransport,
     };
   }
@@ -54,7 +54,7 @@ export function selectTransport(
     return {
       name: 'uws',
       native: true,
-      reason: `transport "uws": native uWebSockets.js from ${load.uws.source} on ${node}`,
+      reason: `uws (native uWebSockets.js from ${load.uws.source}) on ${node}`,
       create: (options) => createUwsTransport(module, options),
     };
   }
@@ -62,7 +62,7 @@ export function selectTransport(
   if (preference === 'uws') {
     throw new RealtimeServerError(
       'transport_unavailable',
-      `transport "uws" was asked for, but no native uWebSockets.js build loads on ${node} (${why}). ` +
+      `transport "uws" was asked for, but no native uWebSockets.js build loads on ${node}. Tried ${why}. ` +
         `${nativeBuildAdvice()} Or set transport to "auto" or "portable".`,
     );
   }
@@ -70,7 +70,7 @@ export function selectTransport(
     name: 'portable',
     native: false,
     reason:
-      `transport "portable" (node:http + ws): no native uWebSockets.js build loads on ${node} (${why}). ` +
+      `portable (node:http + ws): no native uWebSockets.js build loads on ${node}. Tried ${why}. ` +
       nativeBuildAdvice(),
     create: createPortableTransport,
   };

@@ -91,16 +91,20 @@ function tryCandidate(name: string, requireFrom: NodeJS.Require): { uws: NativeU
   const binary = [root, join(root, 'binaries'), join(root, 'dist')]
     .map((dir) => join(dir, file))
     .find((path) => existsSync(path));
-  const source = `${name}@${versionOf(root)}`;
-  if (!binary) return { reason: `${source} has no build for Node ABI ${abi} on ${platform}-${arch}` };
+  const version = versionOf(root);
+  const source = `${name}@${version}`;
+  if (!binary)
+    return { reason: `version ${version} has no build for Node ABI ${abi} on ${platform}-${arch}` };
   let module: Record<string, unknown>;
   try {
     module = requireFrom(binary) as Record<string, unknown>;
   } catch (error) {
-    const message = error instanceof Error ? error.message : String(error);
-    return { reason: `${source}: its ${file} does not load here (${message.split('\n')[0]})` };
+    // The dynamic loader's first line says why (e.g. a newer glibc wanted); folders are left out for brevity.
+    const message = (error instanceof Error ? error.message : String(error)).split('\n')[0] ?? '';
+    const brief = message.replace(/\S*\/([^/\s]+)/g, '$1');
+    return { reason: `version ${version}: ${file} does not load here (${brief})` };
   }
-  if (!isNativeModule(module)) return { reason: `${source}: ${file} is not a native build` };
+  if (!isNativeModule(module)) return { reason: `version ${version}: ${file} is not a native build` };
   return { uws: { module, source, binary } };
 }
 
