@@ -23,7 +23,7 @@ import { type Project, readProject } from './project.js';
 import { discoverSources, findPackageResources, type PackageResources } from './sources.js';
 import { type AssistState, parseState, STATE_FILE, serializeState } from './state.js';
 import { createTemplateHelper } from './template.js';
-import { estimateTokens, type TokenReportEntry } from './token-report.js';
+import { estimateTokens, GUIDELINE_BUDGET, type TokenReportEntry } from './token-report.js';
 
 /** Asks the user to choose; only given to {@link runAssist} when a terminal is attached. */
 export interface Prompter {
@@ -190,6 +190,7 @@ function compose(project: Project, config: AssistConfig, packages: PackageResour
   if (!skills.ok) return skills;
   // Guidelines mention skills only when some are actually installed.
   helper.skills = skills.value.length > 0;
+  helper.skillNames = skills.value.map((skill) => skill.name);
   const sections = renderGuidelines(sources.guidelines, helper, config.guidelines.exclude);
   if (!sections.ok) return sections;
   return ok<Composition>({
@@ -284,7 +285,12 @@ function planAgents(
       key: section.key,
       tokens: estimateTokens(section.text),
     }));
-    tokens.push({ path: guidelineFiles.join(', '), tokens: estimateTokens(body), sections });
+    tokens.push({
+      path: guidelineFiles.join(', '),
+      tokens: estimateTokens(body),
+      sections,
+      budget: GUIDELINE_BUDGET,
+    });
   }
   if (skills.length > 0) {
     tokens.push({

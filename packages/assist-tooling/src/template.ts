@@ -1,5 +1,6 @@
 import { createSynchronousArrayLoader, createSynchronousEnvironment } from 'twing';
 import { AssistError, fail, ok, type Result } from './errors.js';
+import { SELF } from './internal/bundled.js';
 import {
   execCommand,
   installedVersion,
@@ -8,6 +9,7 @@ import {
   runScriptCommand,
   usesPackage,
 } from './project.js';
+import { type ProjectFacts, readProjectFacts } from './project-facts.js';
 
 /** What a `.twig` guideline or skill sees as `assist`: installed versions and project facts. */
 export interface TemplateHelper {
@@ -23,9 +25,18 @@ export interface TemplateHelper {
   scopedRules: boolean;
   /** Whether guidelines should insist on tests for every change. */
   enforceTests: boolean;
-  /** The packages to list as the project's stack: direct dependencies, or all with `dependencies: all`. */
+  /**
+   * The packages to list as the project's stack: direct dependencies (or all with `dependencies: all`),
+   * without `@types/*` and without assist itself.
+   */
   packages: { name: string; version: string }[];
+  /** What the project's files say: declared Node, module kind, tsconfig, commands, env loading. */
+  facts: ProjectFacts;
+  /** Names of the skills being installed; set once skills are loaded. */
+  skillNames: string[];
   has(name: string): boolean;
+  /** Whether a skill of that name is being installed, so a guideline may point to it. */
+  skill(name: string): boolean;
   uses(name: string, range?: string): boolean;
   major(name: string): number | undefined;
   run(script: string): string;
@@ -48,14 +59,18 @@ export function createTemplateHelper(project: Project, flags: TemplateFlags): Te
   const { dependencies, ...switches } = flags;
   const packages = [...project.packages.values()]
     .filter((pkg) => pkg.direct || dependencies === 'all')
+    .filter((pkg) => !pkg.name.startsWith('@types/') && pkg.name !== SELF)
     .map((pkg) => ({ name: pkg.name, version: pkg.version }));
-  return {
+  const helper: TemplateHelper = {
     versions,
     packageManager: project.packageManager,
     nodeMajor: Number.parseInt(project.nodeVersion, 10),
     packages,
+    facts: readProjectFacts(project),
+    skillNames: [],
     ...switches,
     has: (name) => project.packages.has(name),
+    skill: (name) => helper.skills && helper.skillNames.includes(name),
     uses: (name, range) => usesPackage(project, name, range ?? undefined),
     major: (name) => {
       const version = installedVersion(project, name);
@@ -64,6 +79,7 @@ export function createTemplateHelper(project: Project, flags: TemplateFlags): Te
     run: (script) => runScriptCommand(project.packageManager, script),
     exec: (command) => execCommand(project.packageManager, command),
   };
+  return helper;
 }
 
 const SNIPPET =
