@@ -94,9 +94,13 @@ describe('guidelines for an Express 4 + Prisma 4 + Jest API in an Nx workspace o
     const root = copyFixture('guide-express-prisma');
     const { files } = await install(root);
     const skill = files['.claude/skills/prisma-migrations/SKILL.md'] ?? '';
-    expect(skill).toMatch(/^---\nname: prisma-migrations\ndescription: Use when changing the database schema of this Prisma 4 project/);
+    expect(skill).toMatch(
+      /^---\nname: prisma-migrations\ndescription: Use when changing the database schema of this Prisma 4 project/,
+    );
     expect(skill).toContain('`migrate dev` regenerated the client');
-    expect(files['.claude/skills/prisma-migrations/references/commands.md']).toContain('prisma migrate deploy');
+    expect(files['.claude/skills/prisma-migrations/references/commands.md']).toContain(
+      'prisma migrate deploy',
+    );
 
     setVersion(root, 'prisma', '7.1.0');
     setVersion(root, '@prisma/client', '7.1.0');
@@ -126,7 +130,8 @@ describe('guidelines for an Express 4 + Prisma 4 + Jest API in an Nx workspace o
     const root = copyFixture('guide-express-prisma');
     const { tokens, out, sections } = await install(root);
     expect(tokens).toBeLessThan(1000);
-    for (const key of sections) expect(out).toMatch(new RegExp(`^ {4}${key.replace('/', '\\/')} +\\d+$`, 'm'));
+    for (const key of sections)
+      expect(out).toMatch(new RegExp(`^ {4}${key.replace('/', '\\/')} +\\d+$`, 'm'));
     expect(out).not.toContain('Over the 1000-token budget');
   });
 });
@@ -152,8 +157,12 @@ describe('guidelines for a Next 15 + React 19 + Tailwind 4 + Drizzle app on pnpm
   it('keeps dotenv, says nothing of tests, and type-checks with tsc through pnpm', async () => {
     const root = copyFixture('guide-next-drizzle');
     const { block } = await install(root);
-    expect(block).toContain('Node.js: no version declared (`engines`, `.nvmrc`); ES modules; pnpm (`pnpm run <script>`');
-    expect(block).toContain('`.env` files are loaded by dotenv for code outside Next.js (which loads them itself)');
+    expect(block).toContain(
+      'Node.js: no version declared (`engines`, `.nvmrc`); ES modules; pnpm (`pnpm run <script>`',
+    );
+    expect(block).toContain(
+      '`.env` files are loaded by dotenv for code outside Next.js (which loads them itself)',
+    );
     expect(block).not.toContain('--env-file');
     expect(block).not.toMatch(/test that fails|vitest|jest/i);
     expect(block).toContain('`strict` is on');
@@ -168,12 +177,22 @@ describe('guidelines for a Next 15 + React 19 + Tailwind 4 + Drizzle app on pnpm
     const root = copyFixture('guide-next-drizzle');
     const { files } = await install(root);
     for (const name of ['drizzle-migrations', 'react-components', 'tailwind-v4-setup']) {
-      expect(files[`.claude/skills/${name}/SKILL.md`]).toMatch(new RegExp(`^---\\nname: ${name}\\ndescription: Use when `));
-      expect(Object.keys(files).some((path) => path.startsWith(`.claude/skills/${name}/references/`))).toBe(true);
+      expect(files[`.claude/skills/${name}/SKILL.md`]).toMatch(
+        new RegExp(`^---\\nname: ${name}\\ndescription: Use when `),
+      );
+      expect(Object.keys(files).some((path) => path.startsWith(`.claude/skills/${name}/references/`))).toBe(
+        true,
+      );
     }
-    expect(files['.claude/skills/react-components/SKILL.md']).toContain('`ref` is an ordinary prop in React 19');
-    expect(files['.claude/skills/react-components/SKILL.md']).toContain("unless its file starts with `'use client'`");
-    expect(files['.claude/skills/tailwind-v4-setup/references/upgrade-from-3.md']).toContain('`outline-none` → `outline-hidden`');
+    expect(files['.claude/skills/react-components/SKILL.md']).toContain(
+      '`ref` is an ordinary prop in React 19',
+    );
+    expect(files['.claude/skills/react-components/SKILL.md']).toContain(
+      "unless its file starts with `'use client'`",
+    );
+    expect(files['.claude/skills/tailwind-v4-setup/references/upgrade-from-3.md']).toContain(
+      '`outline-none` → `outline-hidden`',
+    );
   });
 
   it('follows the installed majors down: Tailwind 3 and React 18 get their own text and no v4 skill', async () => {
@@ -232,8 +251,12 @@ describe('guidelines for an express 5 + pino + pg + vitest service', () => {
     const root = copyFixture('guide-express-pino');
     const { block } = await install(root);
     expect(block).toContain('- Node.js >=22.12; ES modules; npm');
-    expect(block).toContain('- Dependencies: express 5.1.0, pg 8.16.3, pino 10.1.0, typescript 6.0.3, vitest 4.0.8, zod 4.1.12.');
-    expect(block).toContain('`.env` files are loaded with `node --env-file` in the scripts; do not add dotenv.');
+    expect(block).toContain(
+      '- Dependencies: express 5.1.0, pg 8.16.3, pino 10.1.0, typescript 6.0.3, vitest 4.0.8, zod 4.1.12.',
+    );
+    expect(block).toContain(
+      '`.env` files are loaded with `node --env-file` in the scripts; do not add dotenv.',
+    );
     expect(block).toContain('Type-check with `npm run typecheck`');
     expect(block).toContain('`module: nodenext`: relative imports name the emitted file');
     expect(block).toContain('TypeScript 6 defaults:');
