@@ -13,7 +13,7 @@ async function install(root: string) {
   expect(result).toMatchObject({ code: 0, err: '' });
   const claude = read(root, 'CLAUDE.md');
   const block = /<assist-guidelines>\n([\s\S]*?)<\/assist-guidelines>/.exec(claude)?.[1] ?? '';
-  const sections = [...block.matchAll(/^## (.+)$/gm)].map((match) => match[1]);
+  const sections = [...block.matchAll(/^## (.+)$/gm)].map((match) => match[1] ?? '');
   const skills = [
     ...new Set(
       Object.keys(tree(root))
@@ -296,7 +296,7 @@ describe('guidelines for an express 5 + pino + pg + vitest service', () => {
   it('adds kysely, vite, vue and turbo guidance only when each is a dependency', async () => {
     const root = copyFixture('guide-express-pino');
     const before = await install(root);
-    expect(before.sections.filter((key) => /kysely|vite\/|vue|turbo/.test(key ?? ''))).toEqual([]);
+    expect(before.sections.filter((key) => /kysely|vite\/|vue|turbo/.test(key))).toEqual([]);
     addPackage(root, 'kysely', '0.28.8');
     addPackage(root, 'vite', '7.1.12');
     addPackage(root, 'vue', '3.5.22');
