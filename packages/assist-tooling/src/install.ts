@@ -17,6 +17,7 @@ import { AssistError, fail, ok, type Result } from './errors.js';
 import { replaceManagedBlock } from './markers.js';
 import { resolveMcpCommand } from './mcp-command.js';
 import { mergeJsonConfig, mergeTomlTable } from './mcp-config.js';
+import { enabledTools } from './mcp-server.js';
 import { applyChanges, type FileChange, Plan, renderDiff } from './plan.js';
 import { loadPlugins } from './plugins.js';
 import { type Project, readProject } from './project.js';
@@ -176,6 +177,7 @@ function compose(project: Project, config: AssistConfig, packages: PackageResour
   const promote = config.rules.enabled && config.rules.scoped_guidelines;
   const helper = createTemplateHelper(project, {
     mcp: config.mcp.enabled,
+    tools: enabledTools(config).map((tool) => tool.name),
     skills: config.skills.enabled,
     scopedRules: promote,
     enforceTests: config.test.enforce,

@@ -19,6 +19,8 @@ export interface TemplateHelper {
   nodeMajor: number;
   /** Whether MCP configuration is being written. */
   mcp: boolean;
+  /** Names of the MCP tools the configured server offers (none when MCP is off). */
+  tools: string[];
   /** Whether skills are being installed. */
   skills: boolean;
   /** Whether `@scoped` blocks become rule files. */
@@ -37,6 +39,8 @@ export interface TemplateHelper {
   has(name: string): boolean;
   /** Whether a skill of that name is being installed, so a guideline may point to it. */
   skill(name: string): boolean;
+  /** Whether the MCP server offers that tool, so a guideline may tell agents to call it. */
+  tool(name: string): boolean;
   uses(name: string, range?: string): boolean;
   major(name: string): number | undefined;
   run(script: string): string;
@@ -46,6 +50,8 @@ export interface TemplateHelper {
 /** Switches that shape the wording of rendered guidelines. */
 export interface TemplateFlags {
   mcp: boolean;
+  /** The MCP tools the configured server offers. */
+  tools?: readonly string[];
   skills: boolean;
   scopedRules: boolean;
   enforceTests: boolean;
@@ -56,7 +62,7 @@ export interface TemplateFlags {
 export function createTemplateHelper(project: Project, flags: TemplateFlags): TemplateHelper {
   const versions: Record<string, string> = { node: project.nodeVersion };
   for (const [name, pkg] of project.packages) versions[name] = pkg.version;
-  const { dependencies, ...switches } = flags;
+  const { dependencies, tools = [], ...switches } = flags;
   const packages = [...project.packages.values()]
     .filter((pkg) => pkg.direct || dependencies === 'all')
     .filter((pkg) => !pkg.name.startsWith('@types/') && pkg.name !== SELF)
@@ -69,8 +75,10 @@ export function createTemplateHelper(project: Project, flags: TemplateFlags): Te
     facts: readProjectFacts(project),
     skillNames: [],
     ...switches,
+    tools: switches.mcp ? [...tools] : [],
     has: (name) => project.packages.has(name),
     skill: (name) => helper.skills && helper.skillNames.includes(name),
+    tool: (name) => helper.tools.includes(name),
     uses: (name, range) => usesPackage(project, name, range ?? undefined),
     major: (name) => {
       const version = installedVersion(project, name);

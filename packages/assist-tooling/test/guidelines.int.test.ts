@@ -318,6 +318,21 @@ describe('guidelines for an express 5 + pino + pg + vitest service', () => {
   });
 });
 
+describe('guidelines about the assist MCP server', () => {
+  it('name a tool only while the server offers it', async () => {
+    const root = copyFixture('guide-express-pino');
+    expect((await install(root)).block).toContain("`assist` MCP server's `application-info` tool");
+    write(
+      root,
+      'assist.config.json',
+      '{ "Assist": { "mcp": { "tools": { "exclude": ["application-info"] } } } }',
+    );
+    expect((await install(root)).block).not.toContain('application-info');
+    write(root, 'assist.config.json', '{ "Assist": { "mcp": { "enabled": false } } }');
+    expect((await install(root)).block).not.toMatch(/MCP|application-info/);
+  });
+});
+
 describe('readProjectFacts', () => {
   it('type-checks a solution tsconfig with `tsc -b` when every referenced project is composite', () => {
     const root = copyFixture('guide-express-prisma');
