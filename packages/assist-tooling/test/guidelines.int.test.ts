@@ -185,7 +185,7 @@ describe('guidelines for a Next 15 + React 19 + Tailwind 4 + Drizzle app on pnpm
       );
     }
     expect(files['.claude/skills/react-components/SKILL.md']).toContain(
-      '`ref` is an ordinary prop in React 19',
+      '   `ref` is an ordinary prop in React 19: no `forwardRef`.\n3. State:',
     );
     expect(files['.claude/skills/react-components/SKILL.md']).toContain(
       "unless its file starts with `'use client'`",
