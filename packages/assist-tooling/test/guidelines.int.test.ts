@@ -113,6 +113,16 @@ describe('guidelines for an Express 4 + Prisma 4 + Jest API in an Nx workspace o
     );
   });
 
+  it('adds the declared Node major, worded for CommonJS', async () => {
+    const root = copyFixture('guide-express-prisma');
+    write(root, '.nvmrc', 'v20.19.0\n');
+    const { block, sections } = await install(root);
+    expect(block).toContain('- Node.js 20.19.0; CommonJS; npm');
+    expect(sections).toContain('node/v20/core');
+    expect(section(block, 'node/v20/core')).toContain('From 20.19, `require()` loads ES modules');
+    expect(block).not.toContain('import.meta.dirname');
+  });
+
   it('drops the test habit and the runner guideline when the app has no test runner', async () => {
     const root = copyFixture('guide-express-prisma');
     const manifest = JSON.parse(read(root, 'package.json'));
