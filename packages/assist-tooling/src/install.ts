@@ -17,13 +17,14 @@ import { AssistError, fail, ok, type Result } from './errors.js';
 import { replaceManagedBlock } from './markers.js';
 import { resolveMcpCommand } from './mcp-command.js';
 import { mergeJsonConfig, mergeTomlTable } from './mcp-config.js';
+import { enabledTools } from './mcp-server.js';
 import { applyChanges, type FileChange, Plan, renderDiff } from './plan.js';
 import { loadPlugins } from './plugins.js';
 import { type Project, readProject } from './project.js';
 import { discoverSources, findPackageResources, type PackageResources } from './sources.js';
 import { type AssistState, parseState, STATE_FILE, serializeState } from './state.js';
 import { createTemplateHelper } from './template.js';
-import { estimateTokens, type TokenReportEntry } from './token-report.js';
+import { estimateTokens, GUIDELINE_BUDGET, type TokenReportEntry } from './token-report.js';
 
 /** Asks the user to choose; only given to {@link runAssist} when a terminal is attached. */
 export interface Prompter {
@@ -176,6 +177,7 @@ function compose(project: Project, config: AssistConfig, packages: PackageResour
   const promote = config.rules.enabled && config.rules.scoped_guidelines;
   const helper = createTemplateHelper(project, {
     mcp: config.mcp.enabled,
+    tools: enabledTools(config).map((tool) => tool.name),
     skills: config.skills.enabled,
     scopedRules: promote,
     enforceTests: config.test.enforce,
@@ -190,6 +192,7 @@ function compose(project: Project, config: AssistConfig, packages: PackageResour
   if (!skills.ok) return skills;
   // Guidelines mention skills only when some are actually installed.
   helper.skills = skills.value.length > 0;
+  helper.skillNames = skills.value.map((skill) => skill.name);
   const sections = renderGuidelines(sources.guidelines, helper, config.guidelines.exclude);
   if (!sections.ok) return sections;
   return ok<Composition>({
@@ -284,7 +287,12 @@ function planAgents(
       key: section.key,
       tokens: estimateTokens(section.text),
     }));
-    tokens.push({ path: guidelineFiles.join(', '), tokens: estimateTokens(body), sections });
+    tokens.push({
+      path: guidelineFiles.join(', '),
+      tokens: estimateTokens(body),
+      sections,
+      budget: GUIDELINE_BUDGET,
+    });
   }
   if (skills.length > 0) {
     tokens.push({

@@ -23,6 +23,8 @@ export interface Project {
   packageManager: PackageManager;
   /** The Node version the project targets (`.nvmrc`, `.node-version`, `engines.node`, else the running Node). */
   nodeVersion: string;
+  /** The Node version or range as the project declares it, or undefined when it declares none. */
+  nodeDeclared: string | undefined;
   packages: Map<string, InstalledPackage>;
   scripts: Record<string, string>;
 }
@@ -84,16 +86,17 @@ function detectPackageManager(root: string, manifest: PackageJson): PackageManag
   return 'npm';
 }
 
-function detectNodeVersion(root: string, manifest: PackageJson): string {
+function detectNodeVersion(root: string, manifest: PackageJson): { version: string; declared?: string } {
   for (const file of ['.nvmrc', '.node-version']) {
     const path = join(root, file);
     if (!existsSync(path)) continue;
-    const found = semver.coerce(readFileSync(path, 'utf8').trim());
-    if (found) return found.version;
+    const text = readFileSync(path, 'utf8').trim();
+    const found = semver.coerce(text);
+    if (found) return { version: found.version, declared: text.replace(/^v/, '') };
   }
-  const range = manifest.engines?.node;
+  const range = manifest.engines?.node?.trim();
   const min = range && semver.validRange(range) ? semver.minVersion(range) : null;
-  return min?.version ?? process.versions.node;
+  return min && range ? { version: min.version, declared: range } : { version: process.versions.node };
 }
 
 /** Reads a project: its manifest, package manager, target Node version and installed packages. */
@@ -107,6 +110,7 @@ export function readProject(root: string): Result<Project> {
     ...Object.keys(manifest.devDependencies ?? {}),
     ...Object.keys(manifest.optionalDependencies ?? {}),
   ]);
+  const node = detectNodeVersion(root, manifest);
   const packages = new Map<string, InstalledPackage>();
   for (const name of new Set([...direct, ...listNodeModules(root)])) {
     const dir = findPackageDir(name, root);
@@ -118,7 +122,8 @@ export function readProject(root: string): Result<Project> {
     root,
     name: manifest.name,
     packageManager: detectPackageManager(root, manifest),
-    nodeVersion: detectNodeVersion(root, manifest),
+    nodeVersion: node.version,
+    nodeDeclared: node.declared,
     packages: new Map([...packages].sort(([a], [b]) => a.localeCompare(b))),
     scripts: manifest.scripts ?? {},
   });

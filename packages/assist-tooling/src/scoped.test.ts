@@ -7,8 +7,14 @@ describe('splitScoped', () => {
       'Intro\n@scoped([\'src/**/*.ts\', "lib/**"])\n### Rule\nBody\n@endscoped\nOutro',
     );
     expect(split.outside).toBe('Intro\nOutro');
-    expect(split.inlined).toBe('Intro\n### Rule\nBody\nOutro');
+    expect(split.inlined).toBe('Intro\n### Rule (`src/**/*.ts`, `lib/**`)\nBody\nOutro');
     expect(split.blocks).toEqual([{ globs: ['src/**/*.ts', 'lib/**'], body: '### Rule\nBody' }]);
+  });
+
+  it('keeps the file patterns on a heading of their own when the block has no heading', () => {
+    const split = splitScoped("Intro\n@scoped(['src/routes/**'])\n- One router per file.\n@endscoped");
+    expect(split.inlined).toBe('Intro\n### For `src/routes/**`\n- One router per file.');
+    expect(split.outside).toBe('Intro');
   });
 
   it('ignores markers inside code fences', () => {

@@ -8,7 +8,10 @@ export interface ScopedBlock {
 export interface ScopedSplit {
   /** The text with every scoped block removed (used when blocks become rule files). */
   outside: string;
-  /** The text with the markers removed and the bodies kept in place (used when rules stay inline). */
+  /**
+   * The text with the markers removed and the bodies kept in place (used when rules stay inline); each
+   * body keeps its file patterns on a heading line, appended to its own first heading when it has one.
+   */
   inlined: string;
   blocks: ScopedBlock[];
 }
@@ -16,6 +19,22 @@ export interface ScopedSplit {
 const OPEN = /^[ \t]*@scoped\((.*)\)[ \t]*$/;
 const CLOSE = /^[ \t]*@endscoped[ \t]*$/;
 const FENCE = /^[ \t]*(```|~~~)/;
+
+const HEADING = /^(#{1,6})[ \t]+(.+?)[ \t]*$/;
+
+/** A scoped body as it reads inline: its globs named on its first heading, or on a heading of their own. */
+function withPatterns(body: readonly string[], globs: readonly string[]): string[] {
+  if (globs.length === 0) return [...body];
+  const patterns = globs.map((glob) => `\`${glob}\``).join(', ');
+  const first = body.findIndex((line) => line.trim() !== '');
+  const heading = first === -1 ? null : HEADING.exec(body[first] ?? '');
+  if (heading) {
+    const lines = [...body];
+    lines[first] = `${heading[1]} ${heading[2]} (${patterns})`;
+    return lines;
+  }
+  return [`### For ${patterns}`, ...body];
+}
 
 function parseGlobs(args: string): string[] {
   return [...args.matchAll(/(['"])(.*?)\1/g)].map((match) => match[2] ?? '').filter((glob) => glob !== '');
@@ -34,7 +53,10 @@ export function splitScoped(text: string): ScopedSplit {
   let current: ScopedBlock | undefined;
   let body: string[] = [];
   const finish = (): void => {
-    if (current) blocks.push({ globs: current.globs, body: body.join('\n').trim() });
+    if (current) {
+      blocks.push({ globs: current.globs, body: body.join('\n').trim() });
+      inlined.push(...withPatterns(body, current.globs));
+    }
     current = undefined;
     body = [];
   };
@@ -51,9 +73,11 @@ export function splitScoped(text: string): ScopedSplit {
       if (depth === 0) finish();
       continue;
     }
-    inlined.push(line);
     if (depth > 0) body.push(line);
-    else outside.push(line);
+    else {
+      outside.push(line);
+      inlined.push(line);
+    }
   }
   finish();
   return { outside: outside.join('\n'), inlined: inlined.join('\n'), blocks };

@@ -94,58 +94,40 @@ function counts(pkg: InstalledPackage | undefined, dependencies: 'direct' | 'all
   return pkg !== undefined && (pkg.direct || (dependencies === 'all' && !direct));
 }
 
+/** Whether a bundled entry applies: undefined when not, else the version whose major folder to add (if any). */
 function bundledApplies(
   entry: BundledEntry,
   project: Project,
   dependencies: 'direct' | 'all',
-): string | undefined {
+): { version: string | undefined } | undefined {
   if (entry.unless?.some((name) => counts(project.packages.get(name), dependencies))) return undefined;
-  if (entry.when) return entry.when(project) ? '0.0.0' : undefined;
-  const pkg = entry.package ? project.packages.get(entry.package) : undefined;
-  return counts(pkg, dependencies, entry.direct) ? pkg?.version : undefined;
+  const names =
+    entry.package === undefined ? [] : typeof entry.package === 'string' ? [entry.package] : entry.package;
+  for (const name of names) {
+    const pkg = project.packages.get(name);
+    if (counts(pkg, dependencies, entry.direct)) return { version: pkg?.version };
+  }
+  return entry.when?.(project) ? { version: undefined } : undefined;
 }
 
-/** Folders `{major}.{minor}` under a base, up to and including the given version, oldest first. */
-function minorFolders(base: string, version: string): string[] {
-  return subdirs(base)
-    .filter(
-      (name) =>
-        /^\d+\.\d+$/.test(name) &&
-        semver.lte(`${name}.0`, `${semver.major(version)}.${semver.minor(version)}.0`),
-    )
-    .sort((a, b) => semver.compare(`${a}.0`, `${b}.0`));
-}
-
-/** Bundled guidelines and skills for a key: its core files, then its major (or cumulative minor) folders. */
+/** Bundled guidelines and skills for a key: its core files, then the folder of the installed major. */
 function versioned(
   resources: string,
   key: string,
-  version: string,
-  minors = false,
+  version: string | undefined,
 ): { guidelines: GuidelineSource[]; skills: SkillSource[] } {
   const base = join(resources, 'guidelines', key);
   const guidelines = guidelineFiles(base, { path: key, key, origin: 'bundled' });
   const skills = skillDirs(join(resources, 'skills', key), 'bundled');
+  if (version === undefined) return { guidelines, skills };
   const major = String(semver.major(version));
-  if (minors) {
-    for (const folder of minorFolders(base, version)) {
-      guidelines.push(
-        ...guidelineFiles(join(base, folder), {
-          path: `${key}/${folder}`,
-          key: `${key}/${folder}`,
-          origin: 'bundled',
-        }),
-      );
-    }
-  } else {
-    guidelines.push(
-      ...guidelineFiles(join(base, major), {
-        path: `${key}/${major}`,
-        key: `${key}/v${major}`,
-        origin: 'bundled',
-      }),
-    );
-  }
+  guidelines.push(
+    ...guidelineFiles(join(base, major), {
+      path: `${key}/${major}`,
+      key: `${key}/v${major}`,
+      origin: 'bundled',
+    }),
+  );
   skills.push(...skillDirs(join(resources, 'skills', key, major), 'bundled'));
   return { guidelines, skills };
 }
@@ -217,10 +199,11 @@ export function discoverSources(project: Project, options: DiscoverOptions): Dis
     guidelines.push(...found.guidelines);
     skills.push(...found.skills);
   };
-  add(versioned(resourcesDir, 'node', project.nodeVersion));
+  // Node's major guideline only when the project declares its Node; the running Node says nothing of it.
+  add(versioned(resourcesDir, 'node', project.nodeDeclared === undefined ? undefined : project.nodeVersion));
   for (const entry of BUNDLED) {
-    const version = bundledApplies(entry, project, dependencies);
-    if (version !== undefined) add(versioned(resourcesDir, entry.key, version, entry.minors));
+    const applies = bundledApplies(entry, project, dependencies);
+    if (applies !== undefined) add(versioned(resourcesDir, entry.key, applies.version));
   }
   for (const pkg of options.packages) {
     const origin = { origin: 'package' as const, package: pkg.name };

@@ -1,5 +1,6 @@
 import { createSynchronousArrayLoader, createSynchronousEnvironment } from 'twing';
 import { AssistError, fail, ok, type Result } from './errors.js';
+import { SELF } from './internal/bundled.js';
 import {
   execCommand,
   installedVersion,
@@ -8,6 +9,7 @@ import {
   runScriptCommand,
   usesPackage,
 } from './project.js';
+import { type ProjectFacts, readProjectFacts } from './project-facts.js';
 
 /** What a `.twig` guideline or skill sees as `assist`: installed versions and project facts. */
 export interface TemplateHelper {
@@ -17,15 +19,28 @@ export interface TemplateHelper {
   nodeMajor: number;
   /** Whether MCP configuration is being written. */
   mcp: boolean;
+  /** Names of the MCP tools the configured server offers (none when MCP is off). */
+  tools: string[];
   /** Whether skills are being installed. */
   skills: boolean;
   /** Whether `@scoped` blocks become rule files. */
   scopedRules: boolean;
   /** Whether guidelines should insist on tests for every change. */
   enforceTests: boolean;
-  /** The packages to list as the project's stack: direct dependencies, or all with `dependencies: all`. */
+  /**
+   * The packages to list as the project's stack: direct dependencies (or all with `dependencies: all`),
+   * without `@types/*` and without assist itself.
+   */
   packages: { name: string; version: string }[];
+  /** What the project's files say: declared Node, module kind, tsconfig, commands, env loading. */
+  facts: ProjectFacts;
+  /** Names of the skills being installed; set once skills are loaded. */
+  skillNames: string[];
   has(name: string): boolean;
+  /** Whether a skill of that name is being installed, so a guideline may point to it. */
+  skill(name: string): boolean;
+  /** Whether the MCP server offers that tool, so a guideline may tell agents to call it. */
+  tool(name: string): boolean;
   uses(name: string, range?: string): boolean;
   major(name: string): number | undefined;
   run(script: string): string;
@@ -35,6 +50,8 @@ export interface TemplateHelper {
 /** Switches that shape the wording of rendered guidelines. */
 export interface TemplateFlags {
   mcp: boolean;
+  /** The MCP tools the configured server offers. */
+  tools?: readonly string[];
   skills: boolean;
   scopedRules: boolean;
   enforceTests: boolean;
@@ -45,17 +62,23 @@ export interface TemplateFlags {
 export function createTemplateHelper(project: Project, flags: TemplateFlags): TemplateHelper {
   const versions: Record<string, string> = { node: project.nodeVersion };
   for (const [name, pkg] of project.packages) versions[name] = pkg.version;
-  const { dependencies, ...switches } = flags;
+  const { dependencies, tools = [], ...switches } = flags;
   const packages = [...project.packages.values()]
     .filter((pkg) => pkg.direct || dependencies === 'all')
+    .filter((pkg) => !pkg.name.startsWith('@types/') && pkg.name !== SELF)
     .map((pkg) => ({ name: pkg.name, version: pkg.version }));
-  return {
+  const helper: TemplateHelper = {
     versions,
     packageManager: project.packageManager,
     nodeMajor: Number.parseInt(project.nodeVersion, 10),
     packages,
+    facts: readProjectFacts(project),
+    skillNames: [],
     ...switches,
+    tools: switches.mcp ? [...tools] : [],
     has: (name) => project.packages.has(name),
+    skill: (name) => helper.skills && helper.skillNames.includes(name),
+    tool: (name) => helper.tools.includes(name),
     uses: (name, range) => usesPackage(project, name, range ?? undefined),
     major: (name) => {
       const version = installedVersion(project, name);
@@ -64,6 +87,7 @@ export function createTemplateHelper(project: Project, flags: TemplateFlags): Te
     run: (script) => runScriptCommand(project.packageManager, script),
     exec: (command) => execCommand(project.packageManager, command),
   };
+  return helper;
 }
 
 const SNIPPET =
