@@ -1,7 +1,7 @@
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { isRealtimeServerError, loadNativeUws, selectTransport } from '../src/index.js';
 import { RawClient, startServer, TEST_TRANSPORT } from './support.js';
@@ -56,9 +56,28 @@ describe('selectTransport and the uWebSockets.js loader', () => {
       const chosen = selectTransport('auto');
       expect(chosen.name).toBe('uws');
       expect(chosen.native).toBe(true);
+      // In this workspace the bench's `uWebSockets.js` alias of the same package is hoisted, so either label is right.
       expect(chosen.reason).toMatch(
-        /^uws \(native uWebSockets\.js from @trufflesuite\/uws-js-unofficial@20\.30\.0/,
+        /^uws \(native uWebSockets\.js from .*@trufflesuite\/uws-js-unofficial\)?@20\.30\.0/,
       );
+    },
+  );
+
+  it.runIf(nativeHere.ok)(
+    'prefers a build the user installed as uWebSockets.js (an npm alias here) over the bundled ones',
+    () => {
+      if (!nativeHere.ok) return;
+      // The user's project: its own uWebSockets.js folder holding a native build (the one that loads here).
+      const from = projectWith('uWebSockets.js', {});
+      const dir = join(fileURLToPath(new URL('.', from)), 'node_modules', 'uWebSockets.js');
+      writeFileSync(
+        join(dir, 'package.json'),
+        JSON.stringify({ name: 'uws-fork', version: '1.2.3', main: 'index.js' }),
+      );
+      copyFileSync(nativeHere.uws.binary, join(dir, `uws_${platform}_${arch}_${abi}.node`));
+      const load = loadNativeUws(undefined, from);
+      expect(load.ok && load.uws.source).toBe('uWebSockets.js (uws-fork)@1.2.3');
+      expect(load.attempts).toEqual([]);
     },
   );
 

@@ -39,15 +39,29 @@ export function runtimeTarget(): { platform: string; arch: string; abi: string }
   return { platform: process.platform, arch: process.arch, abi: process.versions.modules };
 }
 
-function packageRoot(entry: string, name: string): string | undefined {
+interface PackageFolder {
+  readonly dir: string;
+  /** The name it is installed under, with the published name when an npm alias differs from it. */
+  readonly label: string;
+  readonly version: string;
+}
+
+/**
+ * The package folder around a resolved entry: the nearest manifest with a name. Resolution follows symlinks, so an
+ * aliased install (`uWebSockets.js` → another package) is found by its real folder and labelled with both names.
+ */
+function packageFolder(entry: string, name: string): PackageFolder | undefined {
   let dir = dirname(entry);
   for (;;) {
     const manifest = join(dir, 'package.json');
     if (existsSync(manifest)) {
       try {
-        const parsed = JSON.parse(readFileSync(manifest, 'utf8')) as { name?: string };
-        // An npm alias installs a package under another name: its folder, not its manifest, carries the alias.
-        if (parsed.name === name || dir.endsWith(join('node_modules', name))) return dir;
+        const parsed = JSON.parse(readFileSync(manifest, 'utf8')) as { name?: string; version?: string };
+        if (parsed.name) {
+          const version = parsed.version ?? '?';
+          const label = parsed.name === name ? name : `${name} (${parsed.name})`;
+          return { dir, label, version };
+        }
       } catch {
         // An unreadable manifest is not the package root; keep walking up.
       }
@@ -55,16 +69,6 @@ function packageRoot(entry: string, name: string): string | undefined {
     const parent = dirname(dir);
     if (parent === dir) return undefined;
     dir = parent;
-  }
-}
-
-function versionOf(root: string): string {
-  try {
-    return (
-      (JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { version?: string }).version ?? '?'
-    );
-  } catch {
-    return '?';
   }
 }
 
@@ -84,15 +88,15 @@ function tryCandidate(name: string, requireFrom: NodeJS.Require): { uws: NativeU
   } catch {
     return { reason: 'not installed' };
   }
-  const root = packageRoot(entry, name);
-  if (!root) return { reason: `cannot find the package folder of ${entry}` };
+  const folder = packageFolder(entry, name);
+  if (!folder) return { reason: `cannot find the package folder of ${entry}` };
+  const { dir: root, version } = folder;
   const { platform, arch, abi } = runtimeTarget();
   const file = `uws_${platform}_${arch}_${abi}.node`;
   const binary = [root, join(root, 'binaries'), join(root, 'dist')]
     .map((dir) => join(dir, file))
     .find((path) => existsSync(path));
-  const version = versionOf(root);
-  const source = `${name}@${version}`;
+  const source = `${folder.label}@${version}`;
   if (!binary)
     return { reason: `version ${version} has no build for Node ABI ${abi} on ${platform}-${arch}` };
   let module: Record<string, unknown>;
