@@ -17,8 +17,9 @@ export interface RealtimeApp {
   /** Maps to `acceptClientEventsFrom` all/none when that is absent. Default true. */
   readonly enableClientMessages?: boolean;
   /**
-   * `all`: any subscriber of a private or presence channel; `members`: only sockets with a user identity
-   * (a presence member of that channel, or signed in); `none`: client events refused.
+   * Who may send client events on a private or presence channel: `members` (the default of most configs) and
+   * `all` both accept any socket subscribed to that channel — the subscription is what authorized it; a socket
+   * that is not subscribed is refused in every mode. `none` refuses client events.
    */
   readonly acceptClientEventsFrom?: ClientEventSenders;
   /** Exact origins, host patterns (`*.example.com`) or `*`. Default `['*']`. */

@@ -246,3 +246,50 @@ describe('pusher-js and laravel-echo against the server', () => {
     }
   });
 });
+
+describe("pusher-js client events under accept_client_events_from 'members'", () => {
+  let started: Started;
+  const clients: PusherClient[] = [];
+
+  beforeEach(async () => {
+    started = await startServer({ app: { acceptClientEventsFrom: 'members' } });
+  });
+  afterEach(async () => {
+    for (const client of clients.splice(0)) client.disconnect();
+    await started.stop();
+  });
+
+  it('relays a whisper on a private channel from a subscriber with no user identity', async () => {
+    const alice = pusherJs(started.port);
+    const bob = pusherJs(started.port);
+    clients.push(alice, bob);
+    const a = alice.subscribe('private-typing');
+    const b = bob.subscribe('private-typing');
+    await Promise.all([
+      once((done) => a.bind('pusher:subscription_succeeded', done)),
+      once((done) => b.bind('pusher:subscription_succeeded', done)),
+    ]);
+    const atBob = once<unknown>((done) => b.bind('client-typing', done));
+    expect(a.trigger('client-typing', { who: 'alice' })).toBe(true);
+    expect(await atBob).toEqual({ who: 'alice' });
+  });
+
+  it('refuses a client event from a socket not subscribed to the channel with 4301, keeping it connected', async () => {
+    const outsider = pusherJs(started.port);
+    const bob = pusherJs(started.port);
+    clients.push(outsider, bob);
+    const b = bob.subscribe('private-typing');
+    await Promise.all([once((done) => b.bind('pusher:subscription_succeeded', done)), connected(outsider)]);
+    const received: unknown[] = [];
+    b.bind('client-typing', (data: unknown) => received.push(data));
+    const refused = once<{ data?: { code?: number } }>((done) => outsider.connection.bind('error', done));
+    outsider.send_event('client-typing', { who: 'outsider' }, 'private-typing');
+    expect((await refused).data?.code).toBe(4301);
+    expect(outsider.connection.state).toBe('connected');
+    // The refusal went back before anything could reach bob; a server event after it arrives alone.
+    const marker = once<unknown>((done) => b.bind('marker', done));
+    started.server.publish('app-1', { channels: ['private-typing'], event: 'marker', data: '{}' });
+    await marker;
+    expect(received).toEqual([]);
+  });
+});

@@ -385,9 +385,16 @@ describe('client events', () => {
       app: { acceptClientEventsFrom: 'none' },
     },
     {
-      refusal: "from a private subscriber without a user identity when acceptClientEventsFrom is 'members'",
+      refusal: "on a channel the sender has not subscribed to when acceptClientEventsFrom is 'members'",
       channel: 'private-chat',
       app: { acceptClientEventsFrom: 'members' },
+      senderSubscribes: false,
+    },
+    {
+      refusal: "on a channel the sender has not subscribed to when acceptClientEventsFrom is 'all'",
+      channel: 'private-chat',
+      app: { acceptClientEventsFrom: 'all' },
+      senderSubscribes: false,
     },
     {
       refusal: 'with an event name over maxEventNameLength',
@@ -442,6 +449,11 @@ describe('client events', () => {
     userId?: string;
   }> = [
     { sender: 'a private subscriber', channel: 'private-chat' },
+    {
+      sender: "a private subscriber without a user identity when acceptClientEventsFrom is 'members'",
+      channel: 'private-chat',
+      app: { acceptClientEventsFrom: 'members' },
+    },
     {
       sender: "a signed-in private subscriber when acceptClientEventsFrom is 'members'",
       channel: 'private-chat',

@@ -296,7 +296,7 @@ export function connected(client: PusherClient): Promise<void> {
 }
 
 /** Resolves with the first call of a callback-style binding. */
-export function once<T>(bind: (handler: (value: T) => void) => void, timeoutMs = 3000): Promise<T> {
+export function once<T>(bind: (handler: (value: T) => void) => void, timeoutMs = 20_000): Promise<T> {
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error('Timed out')), timeoutMs);
     bind((value) => {
