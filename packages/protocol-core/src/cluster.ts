@@ -39,6 +39,21 @@ export interface LocalClusterState {
   readonly presence: readonly LocalPresence[];
 }
 
+/**
+ * A change of a channel decided once for the whole cluster, told to exactly one node: the first subscriber
+ * anywhere (`occupied`), the last one anywhere leaving (`vacated`, also when a dead node's share is reaped), and a
+ * member removed because the node holding their last socket died (`member_removed`).
+ */
+export type ClusterChannelChange =
+  | { readonly type: 'occupied'; readonly appId: string; readonly channel: string }
+  | { readonly type: 'vacated'; readonly appId: string; readonly channel: string }
+  | {
+      readonly type: 'member_removed';
+      readonly appId: string;
+      readonly channel: string;
+      readonly userId: string;
+    };
+
 /** How the adapter reaches the server it serves. */
 export interface ClusterListener {
   /** Deliver a frame from another node (or from the adapter itself, e.g. a dead node's member_removed). */
@@ -49,6 +64,8 @@ export interface ClusterListener {
   restart(): void;
   /** This node's current share, re-written after a reconnect. */
   localState(): LocalClusterState;
+  /** A channel change this node is the one to report (e.g. as a webhook). Optional for adapters and servers. */
+  channelChanged?(change: ClusterChannelChange): void;
 }
 
 /** The outcome of joining a presence channel across the cluster. */
@@ -113,7 +130,11 @@ export interface ClusterAdapter {
   }): Promise<ClusterPresenceJoin>;
   /** Removes a socket from a presence channel atomically across the cluster. */
   leavePresence(appId: string, channel: string, socketId: string): Promise<ClusterPresenceLeave>;
-  /** Records how many local sockets are subscribed to a channel (0 removes this node's share). */
+  /**
+   * Records how many local sockets are subscribed to a channel (0 removes this node's share). When this node's
+   * share appearing or going makes the channel occupied or vacated cluster-wide, the adapter tells this node's
+   * listener (`channelChanged`), once for the cluster.
+   */
   setLocalSubscriptions(appId: string, channel: string, count: number): void;
   /** Keeps the last event of a cache channel for every node. */
   storeCachedEvent(

@@ -12,6 +12,7 @@ export { type ClientFrame, type FrameError, parseClientFrame } from './client-fr
 export type {
   ClusterAdapter,
   ClusterCachedEvent,
+  ClusterChannelChange,
   ClusterChannelCounts,
   ClusterDelivery,
   ClusterListener,

@@ -1,6 +1,7 @@
 import type {
   ClusterAdapter,
   ClusterCachedEvent,
+  ClusterChannelChange,
   ClusterListener,
   ClusterMessage,
   ClusterPresenceJoin,
@@ -62,10 +63,30 @@ export function createMemoryCluster(): MemoryCluster {
     return { removed: false, userId };
   };
 
+  const totalOf = (appId: string, channel: string) => {
+    let total = 0;
+    for (const [nodeKey, counts] of subscriptions) {
+      if (nodeKey.endsWith(`\u0000${appId}`)) total += counts.get(channel) ?? 0;
+    }
+    return total;
+  };
+
+  /** Tells one node (the given one, else any live one) of a change decided for the cluster. */
+  const tell = (change: ClusterChannelChange, nodeId?: string) => {
+    const listener = (nodeId && listeners.get(nodeId)) || listeners.values().next().value;
+    if (listener?.channelChanged) queueMicrotask(() => listener.channelChanged?.(change));
+  };
+
   const reap = (nodeId: string) => {
     for (const counts of connections.values()) counts.delete(nodeId);
     for (const subscriptionKey of [...subscriptions.keys()]) {
-      if (subscriptionKey.startsWith(`${nodeId}\u0000`)) subscriptions.delete(subscriptionKey);
+      if (!subscriptionKey.startsWith(`${nodeId}\u0000`)) continue;
+      const appId = subscriptionKey.slice(nodeId.length + 1);
+      const channels = [...(subscriptions.get(subscriptionKey)?.keys() ?? [])];
+      subscriptions.delete(subscriptionKey);
+      for (const channel of channels) {
+        if (totalOf(appId, channel) === 0) tell({ type: 'vacated', appId, channel });
+      }
     }
     for (const [channelKey, state] of presence) {
       const [appId = '', channel = ''] = channelKey.split('\u0000');
@@ -75,6 +96,7 @@ export function createMemoryCluster(): MemoryCluster {
         if (outcome.removed && outcome.userId !== undefined) {
           const frame = encodeMemberRemoved(channel, outcome.userId);
           send('', { type: 'deliver', delivery: { appId, channel, frame } }, true);
+          tell({ type: 'member_removed', appId, channel, userId: outcome.userId });
         }
       }
     }
@@ -125,8 +147,12 @@ export function createMemoryCluster(): MemoryCluster {
       const nodeKey = `${nodeId}\u0000${appId}`;
       const counts = subscriptions.get(nodeKey) ?? new Map<string, number>();
       subscriptions.set(nodeKey, counts);
+      const before = totalOf(appId, channel);
       if (count > 0) counts.set(channel, count);
       else counts.delete(channel);
+      const after = totalOf(appId, channel);
+      if (before === 0 && after > 0) tell({ type: 'occupied', appId, channel }, nodeId);
+      else if (before > 0 && after === 0) tell({ type: 'vacated', appId, channel }, nodeId);
     },
     storeCachedEvent(appId, channel, event, ttlMs) {
       cache.set(key(appId, channel), { ...event, expiresAt: Date.now() + ttlMs });

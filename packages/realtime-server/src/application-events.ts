@@ -7,6 +7,26 @@ export interface ApplicationEvents {
   messageReceived: { appId: string; socketId: string; event: string; channel: string | undefined };
   messageSent: { appId: string; channel: string; event: string; recipients: number };
   httpApiEvent: { appId: string | undefined; method: string; path: string; status: number };
+  // The events Pusher sends webhooks for, each raised once for the whole cluster (on the node that decided it):
+  /** The first subscriber of a channel anywhere. */
+  channelOccupied: { appId: string; channel: string };
+  /** The last subscriber of a channel anywhere left (or its node died). */
+  channelVacated: { appId: string; channel: string };
+  /** A user's first socket in a presence channel anywhere. */
+  memberAdded: { appId: string; channel: string; userId: string };
+  /** A user's last socket in a presence channel anywhere left (or its node died). */
+  memberRemoved: { appId: string; channel: string; userId: string };
+  /** A client event relayed; `data` as the client sent it (JSON text), `userId` on presence channels. */
+  clientEvent: {
+    appId: string;
+    channel: string;
+    event: string;
+    data: string;
+    socketId: string;
+    userId: string | undefined;
+  };
+  /** A subscription to a cache channel found nothing cached. */
+  cacheMiss: { appId: string; channel: string };
 }
 
 type Listener<T> = (payload: T) => void;

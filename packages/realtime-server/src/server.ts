@@ -2,6 +2,7 @@ import {
   type ChannelTraits,
   type ClientFrame,
   type ClusterAdapter,
+  type ClusterChannelChange,
   type ClusterDelivery,
   type ClusterListener,
   createSocketIdGenerator,
@@ -351,6 +352,8 @@ export function createRealtimeServer(options: RealtimeServerOptions): RealtimeSe
       state = { subscribers: 0, roster: traits.presence ? new PresenceRoster() : undefined };
       app.channels.set(channel, state);
       events.emit('channelCreated', { appId: app.config.id, channel }, reportListenerError);
+      // Alone, this node's first subscriber is the channel's first; in a cluster the adapter decides.
+      if (!cluster) events.emit('channelOccupied', { appId: app.config.id, channel }, reportListenerError);
     }
     return state;
   }
@@ -460,6 +463,7 @@ export function createRealtimeServer(options: RealtimeServerOptions): RealtimeSe
     channel: string,
     member: { userId: string; userInfo: unknown },
   ): void {
+    events.emit('memberAdded', { appId: app.config.id, channel, userId: member.userId }, reportListenerError);
     const topic = topicOf(app, channel);
     const added = encodeMemberAdded(channel, member.userId, member.userInfo);
     ws.publish(topic, added);
@@ -514,23 +518,38 @@ export function createRealtimeServer(options: RealtimeServerOptions): RealtimeSe
       );
   }
 
+  /** Replays the cached event, or says `pusher:cache_miss` (and raises `cacheMiss`) when there is none. */
+  function sendCached(
+    ws: Socket,
+    app: AppState,
+    channel: string,
+    cached: { frame: string } | undefined,
+  ): void {
+    if (cached) {
+      send(ws, app, cached.frame);
+      return;
+    }
+    send(ws, app, encodeCacheMiss(channel));
+    events.emit('cacheMiss', { appId: app.config.id, channel }, reportListenerError);
+  }
+
   function replayCache(ws: Socket, app: AppState, channel: string): void {
     if (!cluster) {
       const cached = freshCache(app, channel);
-      send(ws, app, cached ? cached.frame : encodeCacheMiss(channel));
+      sendCached(ws, app, channel, cached);
       return;
     }
     const data = ws.getUserData();
     cluster.cachedEvent(app.config.id, channel).then(
       guard('cache replay', (cached: Awaited<ReturnType<ClusterAdapter['cachedEvent']>>) => {
         if (!data.open || !data.channels.has(channel)) return;
-        send(ws, app, cached ? cached.frame : encodeCacheMiss(channel));
+        sendCached(ws, app, channel, cached);
       }),
       (error: unknown) => {
         clusterFailed('cache read')(error);
         if (!data.open || !data.channels.has(channel)) return;
         const cached = freshCache(app, channel);
-        send(ws, app, cached ? cached.frame : encodeCacheMiss(channel));
+        sendCached(ws, app, channel, cached);
       },
     );
   }
@@ -572,10 +591,12 @@ export function createRealtimeServer(options: RealtimeServerOptions): RealtimeSe
     if (state.subscribers <= 0) {
       app.channels.delete(channel);
       events.emit('channelRemoved', { appId: app.config.id, channel }, reportListenerError);
+      if (!cluster) events.emit('channelVacated', { appId: app.config.id, channel }, reportListenerError);
     }
   }
 
   function announceRemoval(app: AppState, channel: string, userId: string): void {
+    events.emit('memberRemoved', { appId: app.config.id, channel, userId }, reportListenerError);
     const frame = encodeMemberRemoved(channel, userId);
     const topic = topicOf(app, channel);
     transport.publish(topic, frame);
@@ -650,6 +671,14 @@ export function createRealtimeServer(options: RealtimeServerOptions): RealtimeSe
     });
     if (events.has('messageSent')) {
       events.emit('messageSent', { appId: app.config.id, channel, event, recipients }, reportListenerError);
+    }
+    if (events.has('clientEvent')) {
+      const payload = typeof frame.data === 'string' ? frame.data : JSON.stringify(frame.data ?? null);
+      events.emit(
+        'clientEvent',
+        { appId: app.config.id, channel, event, data: payload, socketId: data.socketId, userId },
+        reportListenerError,
+      );
     }
   }
 
@@ -1080,6 +1109,14 @@ export function createRealtimeServer(options: RealtimeServerOptions): RealtimeSe
       else dropConnections('Server is restarting');
     }),
     localState,
+    channelChanged: guard('cluster channel change', (change: ClusterChannelChange) => {
+      if (!appsById.has(change.appId)) return;
+      const { appId, channel } = change;
+      if (change.type === 'occupied') events.emit('channelOccupied', { appId, channel }, reportListenerError);
+      else if (change.type === 'vacated')
+        events.emit('channelVacated', { appId, channel }, reportListenerError);
+      else events.emit('memberRemoved', { appId, channel, userId: change.userId }, reportListenerError);
+    }),
   };
 
   const server: RealtimeServer = {

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import {
   type ClusterAdapter,
   type ClusterCachedEvent,
+  type ClusterChannelChange,
   type ClusterChannelCounts,
   type ClusterDelivery,
   type ClusterListener,
@@ -123,6 +124,9 @@ export function createRedisClusterNode(options: RedisClusterOptions = {}): Redis
   const subscriptions = new Map<string, Map<string, number>>();
   const presence = new Map<string, Map<string, PresenceMember>>();
   const knownApps = new Set<string>();
+  // Channels whose occupancy (this node holding subscribers) Redis last acknowledged, per app: a resync compares
+  // against it to report the occupied/vacated changes that happened while Redis was away, and only those.
+  const occupied = new Map<string, Set<string>>();
   // member_added/member_removed found by a resync or a reap and not yet published: Redis already holds the change,
   // so a later sync finds nothing to announce and these are kept until a publish succeeds. One per user and
   // channel, the latest winning, so the map stays as small as the presence state it describes.
@@ -208,6 +212,48 @@ export function createRedisClusterNode(options: RedisClusterOptions = {}): Redis
     }
   }
 
+  /** Tells this node's listener of a change it is the one to report. */
+  function tell(change: ClusterChannelChange): void {
+    try {
+      listener?.channelChanged?.(change);
+    } catch (error) {
+      metrics.error?.('listener');
+      logger.error('listener failed on a channel change', {
+        nodeId,
+        type: change.type,
+        error: messageOf(error),
+      });
+    }
+  }
+
+  /**
+   * Records whether `node` holds subscribers of a channel; reports the channel occupied or vacated when that change
+   * is the cluster's (unless `quiet`, for rewriting a share that Redis may have lost).
+   */
+  async function markOccupancy(
+    node: string,
+    appId: string,
+    channel: string,
+    holds: boolean,
+    quiet = false,
+  ): Promise<void> {
+    const reply = await runScript(
+      link,
+      lua.occupancy,
+      [keys.occupancy(appId, channel)],
+      [node, holds ? '1' : '0'],
+    );
+    if (node === nodeId) {
+      const acked = occupied.get(appId) ?? new Set<string>();
+      occupied.set(appId, acked);
+      if (holds) acked.add(channel);
+      else acked.delete(channel);
+    }
+    if (quiet) return;
+    if (reply === 1) tell({ type: 'occupied', appId, channel });
+    else if (reply === -1) tell({ type: 'vacated', appId, channel });
+  }
+
   /** Queues a presence change for the other nodes (sent by {@link flushAnnouncements}). */
   function announce(appId: string, channel: string, userId: string, frame: string): void {
     const key = JSON.stringify([appId, channel, userId]);
@@ -234,6 +280,7 @@ export function createRedisClusterNode(options: RedisClusterOptions = {}): Redis
   /** A member_removed found by cleanup: delivered to this node's sockets now, queued for every other node. */
   function announceRemoved(appId: string, channel: string, userId: string, local: boolean): void {
     const delivery = { appId, channel, frame: encodeMemberRemoved(channel, userId) };
+    tell({ type: 'member_removed', appId, channel, userId });
     if (local) {
       try {
         listener?.deliver(delivery);
@@ -328,6 +375,14 @@ export function createRedisClusterNode(options: RedisClusterOptions = {}): Redis
         );
         const flat = [...(subscriptions.get(appId) ?? [])].flatMap(([channel, n]) => [channel, String(n)]);
         writes.push(runScript(link, lua.replaceHash, [keys.nodeSubscriptions(nodeId, appId)], flat));
+        // Occupancy as it is now: what changed since Redis last acknowledged it is reported (late, but once);
+        // what did not is rewritten quietly, in case Redis lost it.
+        const now = subscriptions.get(appId) ?? new Map<string, number>();
+        const acked = occupied.get(appId) ?? new Set<string>();
+        for (const channel of new Set([...now.keys(), ...acked])) {
+          const holds = (now.get(channel) ?? 0) > 0;
+          writes.push(markOccupancy(nodeId, appId, channel, holds, holds === acked.has(channel)));
+        }
       }
       const synced = [...refs].map((ref) => syncChannel(ref, presence.get(ref) ?? new Map(), nodeId));
       // Settled together: with one master of a Redis Cluster down, some of these fail while others succeed. A
@@ -404,6 +459,18 @@ export function createRedisClusterNode(options: RedisClusterOptions = {}): Redis
         removedMembers += removed.length;
       }
       await flushAnnouncements(false);
+      // The dead node's channels: those it was the last to hold are vacated now, reported by this survivor.
+      const held = await Promise.all(
+        apps.map(async (appId) => {
+          const key = keys.nodeSubscriptions(target, appId);
+          return { appId, channels: toStrings(await send(key, 'HKEYS', key)) };
+        }),
+      );
+      await Promise.all(
+        held.flatMap(({ appId, channels }) =>
+          channels.map((channel) => markOccupancy(target, appId, channel, false)),
+        ),
+      );
       await dropCounts(target, apps);
       await runScript(link, lua.lapsedNode, [keys.nodes], [target, String(deadAfterMs), 'remove']);
       metrics.nodeReaped?.(target);
@@ -602,6 +669,10 @@ export function createRedisClusterNode(options: RedisClusterOptions = {}): Redis
     setLocalSubscriptions(appId, channel, count) {
       const counts = subscriptions.get(appId) ?? new Map<string, number>();
       subscriptions.set(appId, counts);
+      // Only this node's first subscriber or its last one leaving can change the channel's cluster-wide occupancy.
+      if (counts.has(channel) !== count > 0) {
+        write('occupancy', () => markOccupancy(nodeId, appId, channel, count > 0));
+      }
       if (count > 0) counts.set(channel, count);
       else counts.delete(channel);
       noteApp(appId);

@@ -1,5 +1,6 @@
 import type {
   ClusterAdapter,
+  ClusterChannelChange,
   ClusterDelivery,
   ClusterListener,
   LocalClusterState,
@@ -17,6 +18,8 @@ import {
 export interface RecordingListener extends ClusterListener {
   readonly deliveries: ClusterDelivery[];
   readonly terminations: Array<{ appId: string; userId: string }>;
+  /** Channel changes this node was the one told of (occupied, vacated, members removed by a reap). */
+  readonly changes: ClusterChannelChange[];
   restarts: number;
   state: LocalClusterState;
 }
@@ -25,6 +28,7 @@ export function recordingListener(): RecordingListener {
   const recorder: RecordingListener = {
     deliveries: [],
     terminations: [],
+    changes: [],
     restarts: 0,
     state: { connections: [], subscriptions: [], presence: [] },
     deliver: (delivery) => recorder.deliveries.push(delivery),
@@ -33,6 +37,7 @@ export function recordingListener(): RecordingListener {
       recorder.restarts += 1;
     },
     localState: () => recorder.state,
+    channelChanged: (change) => recorder.changes.push(change),
   };
   return recorder;
 }
@@ -127,7 +132,7 @@ export function redisBackend(name: string, server: () => RedisClusterOptions): B
 export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Polls until `check` passes (it throws until then), or rethrows its last failure after `timeoutMs`. */
-export async function eventually(check: () => void | Promise<void>, timeoutMs = 3000): Promise<void> {
+export async function eventually(check: () => void | Promise<void>, timeoutMs = 20_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     try {

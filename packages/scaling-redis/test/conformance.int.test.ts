@@ -250,6 +250,52 @@ describe.each(backends)('cluster adapter on $name', (backend) => {
     });
   });
 
+  it('reports a channel occupied once for the first subscriber anywhere and vacated once for the last', async () => {
+    const [a, b, c] = await startThree();
+    const all = () => [a, b, c].flatMap((node) => node.listener.changes);
+    a.adapter.setLocalSubscriptions('1', 'room', 1);
+    await eventually(() =>
+      expect(a.listener.changes).toEqual([{ type: 'occupied', appId: '1', channel: 'room' }]),
+    );
+    b.adapter.setLocalSubscriptions('1', 'room', 1);
+    a.adapter.setLocalSubscriptions('1', 'room', 3);
+    b.adapter.setLocalSubscriptions('1', 'room', 0);
+    await sleep(100);
+    expect(all()).toHaveLength(1);
+    a.adapter.setLocalSubscriptions('1', 'room', 0);
+    await eventually(() =>
+      expect(a.listener.changes.at(-1)).toEqual({ type: 'vacated', appId: '1', channel: 'room' }),
+    );
+    // A quick leave and rejoin ends occupied: the last change reported is the rejoin's.
+    c.adapter.setLocalSubscriptions('1', 'room', 1);
+    c.adapter.setLocalSubscriptions('1', 'room', 0);
+    c.adapter.setLocalSubscriptions('1', 'room', 1);
+    await eventually(() => expect(c.listener.changes).toHaveLength(3));
+    expect(c.listener.changes.map((change) => change.type)).toEqual(['occupied', 'vacated', 'occupied']);
+    expect(all().map((change) => change.type)).toEqual([
+      'occupied',
+      'vacated',
+      'occupied',
+      'vacated',
+      'occupied',
+    ]);
+  });
+
+  it('has the survivor that reaps a dead node report the channels only it held as vacated, once', async () => {
+    const [a, b, c] = await startThree();
+    a.adapter.setLocalSubscriptions('1', 'only-on-a', 2);
+    a.adapter.setLocalSubscriptions('1', 'shared', 1);
+    b.adapter.setLocalSubscriptions('1', 'shared', 1);
+    await eventually(() => expect(a.listener.changes).toHaveLength(2));
+    cluster.kill('a');
+    await eventually(() => {
+      const vacated = [b, c].flatMap((node) => node.listener.changes);
+      expect(vacated).toEqual([{ type: 'vacated', appId: '1', channel: 'only-on-a' }]);
+    }, cluster.deadWindowMs + 15_000);
+    await sleep(200);
+    expect([b, c].flatMap((node) => node.listener.changes)).toHaveLength(1);
+  });
+
   it('serves the last event of a cache channel from another node until it expires', async () => {
     const [a, b] = await startThree();
     const event = {

@@ -26,6 +26,8 @@ export function createKeys(prefix: string) {
         `${presence(appId, channel)}:users`,
         `${presence(appId, channel)}:info`,
       ] as const,
+    /** Set of the node ids holding subscribers of one channel: occupied while it has members. */
+    occupancy: (appId: string, channel: string) => `${prefix}{app:${appId}}:occupied:${channel}`,
     /** Hash {event, data, frame} with a PX expiry: the last event of a cache channel. */
     cache: (appId: string, channel: string) => `${prefix}{cache:${appId}:${channel}}`,
   };

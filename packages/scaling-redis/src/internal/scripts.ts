@@ -155,3 +155,14 @@ export const readCachedEvent = script(`local v = redis.call('HMGET', KEYS[1], 'e
 local ttl = redis.call('PTTL', KEYS[1])
 if (not v[1]) or ttl <= 0 then return {} end
 return {v[1], v[2], v[3], ttl}`);
+
+/**
+ * KEYS: a channel's occupancy set. ARGV: node id, '1' (the node holds subscribers) or '0' (it holds none). Returns 1
+ * when this made the channel occupied cluster-wide, -1 when it made it vacated, 0 otherwise: one node, once.
+ */
+export const occupancy = script(`local before = redis.call('SCARD', KEYS[1])
+if ARGV[2] == '1' then redis.call('SADD', KEYS[1], ARGV[1]) else redis.call('SREM', KEYS[1], ARGV[1]) end
+local after = redis.call('SCARD', KEYS[1])
+if before == 0 and after > 0 then return 1 end
+if before > 0 and after == 0 then return -1 end
+return 0`);
