@@ -93,11 +93,16 @@ async function server(argv: string[]): Promise<void> {
   let stopping = false;
   let restarting = false;
   const stop = (signal: string) => {
-    if (stopping) return;
+    if (stopping) {
+      // A second Ctrl-C (or SIGTERM) during the drain: stop waiting.
+      logger.warn('stopping now', { signal });
+      flush();
+      process.exit(1);
+    }
     stopping = true;
     logger.info('shutting down', { signal });
     unregister();
-    void (running?.close() ?? Promise.resolve()).then(() => {
+    void (running?.shutdown() ?? Promise.resolve()).then(() => {
       flush();
       // Give the close frames a moment to leave before the process ends.
       setTimeout(() => process.exit(0), 200).unref();

@@ -35,6 +35,11 @@ export const serverSchema = z
     max_request_size: z.number().int().positive().default(10_000),
     ping_interval: seconds.default(30),
     activity_timeout: seconds.default(120),
+    /**
+     * Seconds over which a stopping server (SIGTERM, SIGINT) closes its sockets with 4200, in small batches, after
+     * `/ready` turned 503; 0 closes them all at once.
+     */
+    shutdown_grace_period: z.number().min(0).default(5),
   })
   .strict();
 

@@ -29,6 +29,7 @@ export const envSchema = z.object({
   REALTIME_TLS_CERT: z.string().min(1).optional(),
   REALTIME_TLS_KEY: z.string().min(1).optional(),
   REALTIME_MAX_REQUEST_SIZE: z.coerce.number().int().positive().optional(),
+  REALTIME_SHUTDOWN_GRACE_PERIOD: z.coerce.number().min(0).optional(),
   REALTIME_APP_ID: z.string().min(1).optional(),
   REALTIME_APP_KEY: z.string().min(1).optional(),
   REALTIME_APP_SECRET: z.string().min(1).optional(),
@@ -107,6 +108,7 @@ function applyOverrides(raw: Json, env: z.output<typeof envSchema>, cli: CliOver
     [['path'], env.REALTIME_PATH],
     [['hostname'], env.REALTIME_HOSTNAME],
     [['max_request_size'], env.REALTIME_MAX_REQUEST_SIZE],
+    [['shutdown_grace_period'], env.REALTIME_SHUTDOWN_GRACE_PERIOD],
     [['options', 'tls', 'local_cert'], env.REALTIME_TLS_CERT],
     [['options', 'tls', 'local_pk'], env.REALTIME_TLS_KEY],
   ];

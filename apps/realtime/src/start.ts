@@ -81,6 +81,7 @@ export function backendOf(server: RealtimeServer): RealtimeBackend {
       server.terminateUser(appId, userId);
     },
     metrics: () => server.metrics.render(),
+    ready: () => !server.draining,
   };
 }
 
@@ -118,6 +119,8 @@ export interface RunningRealtime {
    * are rebuilt on the same listening socket. Returns what could not change without a process restart.
    */
   reload(next: RealtimeConfig): string[];
+  /** Stops gracefully: `/ready` turns 503, sockets close with 4200 over `shutdown_grace_period`, then `close`. */
+  shutdown(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -236,6 +239,11 @@ export async function startRealtime(
         ...kept.map((key) => `servers.${next.default}.${key} changed: it applies at the next process start`),
         ...(keptScaling ? ['scaling changed: it applies at the next process start'] : []),
       ];
+    },
+    shutdown: async () => {
+      await server.drain({ graceMs: settings.shutdown_grace_period * 1000 });
+      await server.close();
+      await sharedLimits?.close();
     },
     close: async () => {
       await server.close();

@@ -66,4 +66,6 @@ export interface RealtimeBackend {
   terminateUser(appId: string, userId: string): Awaitable<void>;
   /** The server's metrics as Prometheus text. */
   metrics(): Awaitable<MetricsText>;
+  /** False while the server drains before a shutdown: `/ready` answers 503. Absent: always ready. */
+  ready?(): boolean;
 }

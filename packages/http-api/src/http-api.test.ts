@@ -74,6 +74,19 @@ describe('health and metrics', () => {
     }
   });
 
+  it('answers /ready 200 while serving and 503 once the backend drains, without auth', async () => {
+    let draining = false;
+    const api = apiWith({ backend: { ...backend, ready: () => !draining } });
+    const serving = await api.request('/ready');
+    expect(serving.status).toBe(200);
+    expect(await serving.json()).toEqual({ ready: true });
+    draining = true;
+    const leaving = await api.request('/ready');
+    expect(leaving.status).toBe(503);
+    expect(await leaving.json()).toEqual({ ready: false, reason: 'draining' });
+    expect((await api.request('/up')).status).toBe(200);
+  });
+
   it("serves the backend's Prometheus text at /metrics", async () => {
     const response = await apiWith().request('/metrics');
     expect(response.status).toBe(200);

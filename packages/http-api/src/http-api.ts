@@ -68,6 +68,8 @@ export interface HttpApiEnv {
 /** Largest request body in bytes when `maxRequestSize` is not given. */
 export const DEFAULT_MAX_REQUEST_SIZE = 10_000;
 const HEALTHY = { health: 'OK' } as const;
+const READY = { ready: true } as const;
+const NOT_READY = { ready: false, reason: 'draining' } as const;
 const CHANNELS_INFO: readonly InfoAttribute[] = ['user_count', 'subscription_count'];
 const CHANNEL_INFO: readonly InfoAttribute[] = ['user_count', 'subscription_count', 'cache'];
 const PRESENCE_PREFIX = 'presence-';
@@ -223,6 +225,9 @@ export function createHttpApi(options: HttpApiOptions): Hono<HttpApiEnv> {
 
   api.get('/up', (c) => sendJson(c, HEALTHY));
   api.get('/pusher/health', (c) => sendJson(c, HEALTHY));
+  // Readiness, for load balancers and Kubernetes: 503 from the moment the server starts draining, while /up (the
+  // liveness check) stays 200 until the process exits.
+  api.get('/ready', (c) => (backend.ready?.() === false ? sendJson(c, NOT_READY, 503) : sendJson(c, READY)));
   api.get('/metrics', async (c) => {
     const metrics = await backend.metrics();
     return c.body(metrics.body, 200, { 'Content-Type': metrics.contentType });

@@ -208,6 +208,14 @@ export interface RealtimeServer {
   /** Closes every socket with 4200 so clients reconnect at once, and keeps serving. */
   dropConnections(message?: string): void;
   /**
+   * Drains before a shutdown: from now on new sockets are closed with 4200 at once, and the open ones are closed
+   * with 4200 in small batches spread over `graceMs` (so reconnecting clients do not stampede the other nodes).
+   * Resolves once every socket is closed; HTTP keeps being served.
+   */
+  drain(options?: { readonly graceMs?: number }): Promise<void>;
+  /** True from the start of {@link RealtimeServer.drain}. */
+  readonly draining: boolean;
+  /**
    * Restarts in place: closes every socket with 4200, forgets all channel state and serves the given apps (and
    * HTTP handler) from now on, on the same listening socket. Address, path and TLS stay as they are.
    */
@@ -900,8 +908,13 @@ export function createRealtimeServer(options: RealtimeServerOptions): RealtimeSe
       open: guard('open', (ws: Socket) => {
         const data = ws.getUserData();
         const app = data.app;
-        if (closing) {
-          closeWith(ws, app, ErrorCode.Reconnect, 'Server is restarting');
+        if (closing || draining) {
+          closeWith(
+            ws,
+            app,
+            ErrorCode.Reconnect,
+            draining ? 'Server is shutting down' : 'Server is restarting',
+          );
           return;
         }
         if (!app || data.rejection) {
@@ -1035,6 +1048,7 @@ export function createRealtimeServer(options: RealtimeServerOptions): RealtimeSe
   }
 
   let listening = false;
+  let draining = false;
   let boundPort: number | undefined;
   let sweepTimer: NodeJS.Timeout | undefined;
   let closing = false;
@@ -1158,6 +1172,28 @@ export function createRealtimeServer(options: RealtimeServerOptions): RealtimeSe
 
     dropConnections(message = 'Server is restarting') {
       dropConnections(message);
+    },
+
+    get draining() {
+      return draining;
+    },
+
+    async drain({ graceMs = 0 } = {}) {
+      draining = true;
+      const open: Array<[Socket, AppState]> = [];
+      for (const app of appsById.values()) for (const ws of app.sockets) open.push([ws, app]);
+      // Batches every 100 ms across the grace period: a node with 50 000 sockets hands its clients to the other
+      // nodes at a steady rate instead of all at once.
+      const steps = Math.max(1, Math.floor(graceMs / 100));
+      const perStep = Math.max(1, Math.ceil(open.length / steps));
+      logger.info('draining', { scope: 'socket.server', sockets: open.length, graceMs });
+      for (let index = 0; index < open.length; index += perStep) {
+        for (const [ws, app] of open.slice(index, index + perStep)) {
+          closeWith(ws, app, ErrorCode.Reconnect, 'Server is shutting down');
+        }
+        if (index + perStep < open.length)
+          await new Promise((resolve) => setTimeout(resolve, graceMs / steps));
+      }
     },
 
     reload(next) {
