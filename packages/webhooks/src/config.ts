@@ -1,11 +1,6 @@
 import { fail, ok, type Result } from '@herald/protocol-core';
 import { z } from 'zod';
-import type {
-  BatchingOptions,
-  createWebhookDispatcher,
-  WebhookApp,
-  WebhookDispatcherOptions,
-} from './dispatcher.js';
+import type { BatchingOptions, WebhookDispatcherOptions } from './dispatcher.js';
 import { WEBHOOK_EVENT_TYPES } from './events.js';
 
 // The config shape soketi users already write (`applications[].webhooks`), with snake_case keys, for
