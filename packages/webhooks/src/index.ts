@@ -1,0 +1,44 @@
+export { type RetryOptions, retryDelay } from './backoff.js';
+export {
+  batchingFromConfig,
+  dispatcherSettingsFromConfig,
+  parseWebhookList,
+  parseWebhooksEnv,
+  type WebhookBatchingConfig,
+  type WebhookConfig,
+  type WebhookConfigInput,
+  type WebhookSettingsConfig,
+  type WebhooksFromEnv,
+  webhookBatchingSchema,
+  webhookListSchema,
+  webhookSchema,
+  webhookSettingsSchema,
+} from './config.js';
+export {
+  type BatchingOptions,
+  type CloseOptions,
+  createWebhookDispatcher,
+  type WebhookApp,
+  type WebhookDispatcher,
+  type WebhookDispatcherOptions,
+  type WebhookFetch,
+} from './dispatcher.js';
+export { isWebhooksError, WebhooksError, type WebhooksErrorCode } from './errors.js';
+export {
+  type CacheMissEvent,
+  type ChannelOccupiedEvent,
+  type ChannelVacatedEvent,
+  type ClientEventEvent,
+  type ClientEventInput,
+  type MemberAddedEvent,
+  type MemberRemovedEvent,
+  type SubscriptionCountEvent,
+  WEBHOOK_EVENT_TYPES,
+  type WebhookEvent,
+  type WebhookEventType,
+  webhookEvent,
+} from './events.js';
+export { type LogFields, type Logger, silentLogger } from './logger.js';
+export { createMemoryWebhookQueue, type MemoryWebhookQueueOptions } from './memory-queue.js';
+export type { DropReason, RequestOutcome } from './metrics.js';
+export type { ClaimedWebhookJob, EnqueueOutcome, WebhookJob, WebhookQueue } from './queue.js';

@@ -1,0 +1,470 @@
+import { Registry } from 'prom-client';
+import { afterEach, describe, expect, it } from 'vitest';
+import {
+  createMemoryWebhookQueue,
+  createWebhookDispatcher,
+  type WebhookApp,
+  type WebhookDispatcher,
+  type WebhookDispatcherOptions,
+  type WebhookEvent,
+  webhookEvent,
+} from '../src/index.js';
+import { startWebhookReceiver, type WebhookReceiver } from '../src/testing.js';
+import { APP, APP_ID, acceptedEvents, appWith, eventually, recordingLogger, verify } from './support.js';
+
+// A real HTTP receiver on loopback; every request is checked with the official `pusher` SDK's webhook helper.
+
+const ALL_TYPES = [
+  'channel_occupied',
+  'channel_vacated',
+  'member_added',
+  'member_removed',
+  'client_event',
+  'cache_miss',
+  'subscription_count',
+] as const;
+
+const cleanups: Array<() => Promise<void>> = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+async function receiver(): Promise<WebhookReceiver> {
+  const started = await startWebhookReceiver();
+  cleanups.push(() => started.close());
+  return started;
+}
+
+function dispatcher(
+  apps: Record<string, WebhookApp>,
+  options: Partial<WebhookDispatcherOptions> = {},
+): WebhookDispatcher {
+  const made = createWebhookDispatcher({
+    apps: (appId) => apps[appId],
+    pollMs: 20,
+    retry: { baseMs: 10, maxMs: 50 },
+    ...options,
+  });
+  cleanups.push(() => made.close({ drainMs: 0 }));
+  return made;
+}
+
+const unbatched = { batching: { enabled: false } } as const;
+
+describe('webhook delivery to a real receiver', () => {
+  it("sends every event type with Pusher's exact payload, signed so that the pusher SDK accepts it", async () => {
+    const hook = await receiver();
+    const app = appWith([{ url: hook.url, event_types: [...ALL_TYPES] }]);
+    const sender = dispatcher({ [APP_ID]: app }, unbatched);
+    const before = Date.now();
+    sender.emit(APP_ID, webhookEvent.channelOccupied('presence-room'));
+    sender.emit(APP_ID, webhookEvent.memberAdded('presence-room', 'user-1'));
+    sender.emit(
+      APP_ID,
+      webhookEvent.clientEvent({
+        channel: 'presence-room',
+        event: 'client-typing',
+        data: { typing: true },
+        socketId: '123.456',
+        userId: 'user-1',
+      }),
+    );
+    sender.emit(
+      APP_ID,
+      webhookEvent.clientEvent({
+        channel: 'private-chat',
+        event: 'client-msg',
+        data: '{"text":"hi"}',
+        socketId: '123.457',
+      }),
+    );
+    sender.emit(APP_ID, webhookEvent.cacheMiss('cache-prices'));
+    sender.emit(APP_ID, webhookEvent.subscriptionCount('orders', 3));
+    sender.emit(APP_ID, webhookEvent.memberRemoved('presence-room', 'user-1'));
+    sender.emit(APP_ID, webhookEvent.channelVacated('presence-room'));
+    await hook.waitFor((requests) => requests.length >= 8);
+
+    const expected = [
+      { name: 'channel_occupied', channel: 'presence-room' },
+      { name: 'member_added', channel: 'presence-room', user_id: 'user-1' },
+      {
+        name: 'client_event',
+        channel: 'presence-room',
+        event: 'client-typing',
+        data: '{"typing":true}',
+        socket_id: '123.456',
+        user_id: 'user-1',
+      },
+      {
+        name: 'client_event',
+        channel: 'private-chat',
+        event: 'client-msg',
+        data: '{"text":"hi"}',
+        socket_id: '123.457',
+      },
+      { name: 'cache_miss', channel: 'cache-prices' },
+      { name: 'subscription_count', channel: 'orders', subscription_count: 3 },
+      { name: 'member_removed', channel: 'presence-room', user_id: 'user-1' },
+      { name: 'channel_vacated', channel: 'presence-room' },
+    ];
+    expect(hook.requests.map((request) => verify(request))).toEqual(
+      expected.map((event) => ({ valid: true, events: [event] })),
+    );
+    for (const request of hook.requests) {
+      expect(request.method).toBe('POST');
+      expect(request.path).toBe('/webhooks');
+      expect(request.headers['content-type']).toBe('application/json');
+      expect(request.headers['x-pusher-key']).toBe(APP.key);
+      const body = JSON.parse(request.rawBody) as { time_ms: number; events: unknown[] };
+      expect(Object.keys(body)).toEqual(['time_ms', 'events']);
+      expect(body.time_ms).toBeGreaterThanOrEqual(before);
+      expect(body.time_ms).toBeLessThanOrEqual(Date.now());
+    }
+    // A request signed with another secret is refused by the same SDK check.
+    expect(verify(hook.requests[0]!, { key: APP.key, secret: 'another-secret' }).valid).toBe(false);
+  });
+
+  it('batches events close together into one request per URL, never mixing apps or URLs', async () => {
+    const first = await receiver();
+    const second = await receiver();
+    const other = { key: 'other-key', secret: 'other-secret' };
+    const apps = {
+      [APP_ID]: appWith([
+        { url: first.url, event_types: ['channel_occupied'] },
+        { url: second.url, event_types: ['channel_occupied'] },
+      ]),
+      'app-2': { ...other, webhooks: [{ url: first.url, event_types: ['channel_occupied' as const] }] },
+    };
+    const sender = dispatcher(apps, { batching: { enabled: true, windowMs: 200 } });
+    for (const channel of ['a', 'b', 'c']) sender.emit(APP_ID, webhookEvent.channelOccupied(channel));
+    sender.emit('app-2', webhookEvent.channelOccupied('z'));
+    await first.waitFor((requests) => requests.length >= 2);
+    await second.waitFor((requests) => requests.length >= 1);
+
+    const occupied = (channels: string[]) =>
+      channels.map((channel) => ({ name: 'channel_occupied', channel }));
+    const byKey = (key: string) =>
+      first.requests.filter((request) => request.headers['x-pusher-key'] === key);
+    expect(byKey(APP.key).map((request) => verify(request))).toEqual([
+      { valid: true, events: occupied(['a', 'b', 'c']) },
+    ]);
+    expect(byKey(other.key).map((request) => verify(request, other))).toEqual([
+      { valid: true, events: occupied(['z']) },
+    ]);
+    expect(second.requests.map((request) => verify(request))).toEqual([
+      { valid: true, events: occupied(['a', 'b', 'c']) },
+    ]);
+  });
+
+  it('sends one request per event when the app turns batching off', async () => {
+    const hook = await receiver();
+    const app = appWith([{ url: hook.url, event_types: ['cache_miss'] }], { batching: { enabled: false } });
+    const sender = dispatcher({ [APP_ID]: app }, { batching: { enabled: true, windowMs: 200 } });
+    for (const channel of ['cache-a', 'cache-b', 'cache-c'])
+      sender.emit(APP_ID, webhookEvent.cacheMiss(channel));
+    await hook.waitFor((requests) => requests.length >= 3);
+    expect(hook.requests.map((request) => verify(request).events)).toEqual(
+      ['cache-a', 'cache-b', 'cache-c'].map((channel) => [{ name: 'cache_miss', channel }]),
+    );
+  });
+
+  it('filters by event type, channel prefix and channel suffix', async () => {
+    const hook = await receiver();
+    const app = appWith([
+      {
+        url: hook.url,
+        event_types: ['channel_occupied'],
+        filter: { channel_name_starts_with: 'private-', channel_name_ends_with: '-orders' },
+      },
+      { url: hook.url, event_types: ['member_added'], filter: { channel_name_ends_with: '-vip' } },
+    ]);
+    const sender = dispatcher({ [APP_ID]: app }, unbatched);
+    sender.emit(APP_ID, webhookEvent.channelOccupied('private-eu-orders')); // both filters match
+    sender.emit(APP_ID, webhookEvent.channelOccupied('public-orders')); // prefix fails
+    sender.emit(APP_ID, webhookEvent.channelOccupied('private-eu-invoices')); // suffix fails
+    sender.emit(APP_ID, webhookEvent.channelVacated('private-eu-orders')); // type not listed
+    sender.emit(APP_ID, webhookEvent.memberAdded('presence-vip', 'u1')); // second entry
+    sender.emit(APP_ID, webhookEvent.memberAdded('presence-all', 'u2')); // suffix fails
+    sender.emit(APP_ID, webhookEvent.channelOccupied('private-us-orders'));
+    await hook.waitFor((requests) => requests.length >= 3);
+    await sender.close();
+    expect(acceptedEvents(hook.requests)).toEqual([
+      { name: 'channel_occupied', channel: 'private-eu-orders' },
+      { name: 'member_added', channel: 'presence-vip', user_id: 'u1' },
+      { name: 'channel_occupied', channel: 'private-us-orders' },
+    ]);
+  });
+
+  it("adds a webhook's custom headers, never in place of the Pusher ones", async () => {
+    const hook = await receiver();
+    // Built by hand, past the config schema that would refuse the forged signature header.
+    const app = appWith([
+      {
+        url: hook.url,
+        event_types: ['channel_occupied'],
+        headers: {
+          Authorization: 'Bearer receiver-token',
+          'X-Tenant': 'acme',
+          'X-Pusher-Signature': 'forged',
+        },
+      },
+    ]);
+    const sender = dispatcher({ [APP_ID]: app }, unbatched);
+    sender.emit(APP_ID, webhookEvent.channelOccupied('room'));
+    await hook.waitFor((requests) => requests.length >= 1);
+    const [request] = hook.requests;
+    expect(request!.headers.authorization).toBe('Bearer receiver-token');
+    expect(request!.headers['x-tenant']).toBe('acme');
+    expect(verify(request!)).toEqual({
+      valid: true,
+      events: [{ name: 'channel_occupied', channel: 'room' }],
+    });
+  });
+});
+
+describe('webhook retries', () => {
+  it('retries after 500s until the receiver accepts, and counts each outcome', async () => {
+    const hook = await receiver();
+    let failures = 3;
+    hook.answer = () => (failures-- > 0 ? 500 : 204);
+    const registry = new Registry();
+    const logger = recordingLogger();
+    const sender = dispatcher(
+      { [APP_ID]: appWith([{ url: hook.url, event_types: ['member_added'] }]) },
+      { ...unbatched, metrics: registry, logger },
+    );
+    sender.emit(APP_ID, webhookEvent.memberAdded('presence-room', 'u1'));
+    await hook.waitFor((requests) => requests.some((request) => request.status === 204));
+    expect(hook.requests.map((request) => request.status)).toEqual([500, 500, 500, 204]);
+    expect(new Set(hook.requests.map((request) => request.rawBody)).size).toBe(1);
+    expect(acceptedEvents(hook.requests)).toEqual([
+      { name: 'member_added', channel: 'presence-room', user_id: 'u1' },
+    ]);
+
+    await eventually(async () => (await registry.metrics()).includes('outcome="sent"} 1'));
+    const text = await registry.metrics();
+    expect(text).toContain(`herald_webhook_requests_total{app_id="${APP_ID}",outcome="retried"} 3`);
+    expect(text).toContain(`herald_webhook_requests_total{app_id="${APP_ID}",outcome="sent"} 1`);
+    expect(text).toContain(`herald_webhook_delivery_seconds_count{app_id="${APP_ID}"} 1`);
+    expect(text).toContain('herald_webhook_queue_depth 0');
+    const warnings = logger.lines.filter((line) => line.message === 'webhook request failed; will retry');
+    expect(warnings.map((line) => line.fields?.status)).toEqual([500, 500, 500]);
+    expect(JSON.stringify(logger.lines)).not.toContain(APP.secret);
+  });
+
+  it('keeps events while the receiver is down and delivers all of them, in order, once it is back', async () => {
+    const hook = await receiver();
+    const port = Number(new URL(hook.url).port);
+    await hook.close(); // Connection refused from here on.
+    const sender = dispatcher(
+      { [APP_ID]: appWith([{ url: hook.url, event_types: ['channel_occupied', 'channel_vacated'] }]) },
+      { batching: { enabled: true, windowMs: 20 }, retry: { baseMs: 20, maxMs: 100, maxElapsedMs: 60_000 } },
+    );
+    const emitted: WebhookEvent[] = [];
+    for (let i = 0; i < 30; i++) {
+      const event =
+        i % 2 ? webhookEvent.channelVacated(`room-${i % 5}`) : webhookEvent.channelOccupied(`room-${i % 5}`);
+      emitted.push(event);
+      sender.emit(APP_ID, event);
+      if (i % 10 === 9) await new Promise((resolve) => setTimeout(resolve, 150));
+    }
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const back = await startWebhookReceiver(port);
+    cleanups.push(() => back.close());
+    await back.waitFor((requests) => acceptedEvents(requests).length >= emitted.length);
+    await sender.close();
+    expect(acceptedEvents(back.requests)).toEqual(emitted);
+  });
+
+  it('gives up after the configured time, with an error log naming the status and a metric', async () => {
+    const hook = await receiver();
+    hook.answer = () => 503;
+    const registry = new Registry();
+    const logger = recordingLogger();
+    const sender = dispatcher(
+      { [APP_ID]: appWith([{ url: `${hook.url}?token=s3cr3t`, event_types: ['cache_miss'] }]) },
+      { ...unbatched, metrics: registry, logger, retry: { baseMs: 10, maxMs: 40, maxElapsedMs: 400 } },
+    );
+    const started = Date.now();
+    sender.emit(APP_ID, webhookEvent.cacheMiss('cache-x'));
+    await eventually(() => logger.lines.some((line) => line.message === 'webhook request failed; giving up'));
+    expect(Date.now() - started).toBeGreaterThanOrEqual(400);
+    const attempts = hook.requests.length;
+    expect(attempts).toBeGreaterThan(2);
+    const gaveUp = logger.lines.find((line) => line.message === 'webhook request failed; giving up');
+    expect(gaveUp?.level).toBe('error');
+    expect(gaveUp?.fields).toMatchObject({
+      appId: APP_ID,
+      status: 503,
+      url: hook.url,
+      events: 1,
+      attempt: attempts,
+    });
+    expect(JSON.stringify(logger.lines)).not.toMatch(/s3cr3t|app-secret/);
+    const text = await registry.metrics();
+    expect(text).toContain(`herald_webhook_requests_total{app_id="${APP_ID}",outcome="failed"} 1`);
+    expect(text).toContain(`herald_webhook_dropped_events_total{app_id="${APP_ID}",reason="gave_up"} 1`);
+    // Nothing is retried after giving up.
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(hook.requests.length).toBe(attempts);
+  });
+
+  it('counts a receiver that never answers as a failure after the request timeout, and retries', async () => {
+    const hook = await receiver();
+    let hung = 0;
+    hook.answer = () => (hung++ < 1 ? 'hang' : 200);
+    const sender = dispatcher(
+      { [APP_ID]: appWith([{ url: hook.url, event_types: ['channel_occupied'] }]) },
+      { ...unbatched, requestTimeoutMs: 200 },
+    );
+    sender.emit(APP_ID, webhookEvent.channelOccupied('room'));
+    await hook.waitFor((requests) => requests.some((request) => request.status === 200));
+    expect(hook.requests.map((request) => request.status)).toEqual([undefined, 200]);
+    expect(hook.requests[1]!.receivedAt - hook.requests[0]!.receivedAt).toBeGreaterThanOrEqual(190);
+  });
+});
+
+describe('webhook delivery under load', () => {
+  it('keeps each channel in order (occupied never after the vacated that follows it) through random 500s', async () => {
+    const hook = await receiver();
+    hook.answer = () => (Math.random() < 0.3 ? 500 : 200);
+    const sender = dispatcher(
+      { [APP_ID]: appWith([{ url: hook.url, event_types: ['channel_occupied', 'channel_vacated'] }]) },
+      { ...unbatched, retry: { baseMs: 2, maxMs: 10, maxElapsedMs: 60_000 } },
+    );
+    const emitted: WebhookEvent[] = [];
+    for (let round = 0; round < 20; round++) {
+      for (const channel of ['a', 'b', 'c']) {
+        for (const event of [webhookEvent.channelOccupied(channel), webhookEvent.channelVacated(channel)]) {
+          emitted.push(event);
+          sender.emit(APP_ID, event);
+        }
+      }
+    }
+    await hook.waitFor((requests) => acceptedEvents(requests).length >= emitted.length, 60_000);
+    expect(hook.requests.some((request) => request.status === 500)).toBe(true);
+    const accepted = acceptedEvents(hook.requests);
+    for (const channel of ['a', 'b', 'c']) {
+      const names = accepted.filter((event) => event.channel === channel).map((event) => event.name);
+      expect(names).toEqual(Array.from({ length: 20 }, () => ['channel_occupied', 'channel_vacated']).flat());
+    }
+    expect(accepted).toEqual(emitted);
+  });
+
+  it('a receiver that never answers does not slow emit()', async () => {
+    const emitAll = async (answer: 'hang' | 200) => {
+      const hook = await receiver();
+      hook.answer = () => answer;
+      const sender = dispatcher(
+        { [APP_ID]: appWith([{ url: hook.url, event_types: ['client_event'] }]) },
+        { batching: { enabled: true, windowMs: 5 }, requestTimeoutMs: 5000, maxQueuedPerApp: 1_000_000 },
+      );
+      const started = performance.now();
+      for (let chunk = 0; chunk < 20; chunk++) {
+        for (let i = 0; i < 1000; i++) {
+          sender.emit(
+            APP_ID,
+            webhookEvent.clientEvent({
+              channel: 'private-chat',
+              event: 'client-x',
+              data: `${i}`,
+              socketId: '1.1',
+            }),
+          );
+        }
+        // Let the dispatcher's own work (timers, requests) run between chunks, as it would beside real traffic.
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+      return performance.now() - started;
+    };
+    await emitAll(200); // Warm-up: JIT and sockets, not measured.
+    const healthy = await emitAll(200);
+    const dead = await emitAll('hang');
+    expect(dead).toBeLessThan(healthy * 5 + 250);
+  });
+
+  it('caps the events an app may have queued, with a metric and a log line instead of growing', async () => {
+    const hook = await receiver();
+    hook.answer = () => 'hang';
+    const registry = new Registry();
+    const logger = recordingLogger();
+    const sender = dispatcher(
+      { [APP_ID]: appWith([{ url: hook.url, event_types: ['subscription_count'] }]) },
+      { ...unbatched, maxQueuedPerApp: 10, requestTimeoutMs: 300, metrics: registry, logger },
+    );
+    for (let i = 0; i < 50; i++) sender.emit(APP_ID, webhookEvent.subscriptionCount('room', i));
+    await hook.waitFor((requests) => requests.length >= 1);
+    for (let i = 50; i < 55; i++) sender.emit(APP_ID, webhookEvent.subscriptionCount('room', i));
+    await eventually(async () =>
+      (await registry.metrics()).includes(
+        `herald_webhook_dropped_events_total{app_id="${APP_ID}",reason="queue_full"} 45`,
+      ),
+    );
+    hook.answer = () => 200;
+    await hook.waitFor((requests) => acceptedEvents(requests).length >= 10);
+    await sender.close();
+    expect(acceptedEvents(hook.requests)).toEqual(
+      Array.from({ length: 10 }, (_, i) => ({
+        name: 'subscription_count',
+        channel: 'room',
+        subscription_count: i,
+      })),
+    );
+    const dropLines = logger.lines.filter((line) => line.message === 'webhook events dropped');
+    expect(dropLines.length).toBe(1);
+    expect(dropLines[0]).toMatchObject({ level: 'error', fields: { appId: APP_ID, reason: 'queue_full' } });
+  });
+
+  it('never throws into the caller: an app lookup that throws or an unknown app is ignored', async () => {
+    const logger = recordingLogger();
+    const sender = createWebhookDispatcher({
+      apps: (appId) => {
+        if (appId === 'broken') throw new Error('store down');
+        return undefined;
+      },
+      logger,
+    });
+    cleanups.push(() => sender.close({ drainMs: 0 }));
+    expect(() => sender.emit('broken', webhookEvent.channelOccupied('x'))).not.toThrow();
+    expect(() => sender.emit('unknown', webhookEvent.channelOccupied('x'))).not.toThrow();
+    expect(logger.lines).toEqual([
+      {
+        level: 'error',
+        message: 'webhook emit failed',
+        fields: { appId: 'broken', event: 'channel_occupied', error: 'store down' },
+      },
+    ]);
+  });
+});
+
+describe('WebhookDispatcher.close', () => {
+  it('sends the batch being gathered before it resolves', async () => {
+    const hook = await receiver();
+    const sender = dispatcher(
+      { [APP_ID]: appWith([{ url: hook.url, event_types: ['member_removed'] }]) },
+      { batching: { enabled: true, windowMs: 60_000 } },
+    );
+    sender.emit(APP_ID, webhookEvent.memberRemoved('presence-a', 'u1'));
+    sender.emit(APP_ID, webhookEvent.memberRemoved('presence-a', 'u2'));
+    await sender.close();
+    expect(hook.requests.map((request) => verify(request))).toEqual([
+      {
+        valid: true,
+        events: [
+          { name: 'member_removed', channel: 'presence-a', user_id: 'u1' },
+          { name: 'member_removed', channel: 'presence-a', user_id: 'u2' },
+        ],
+      },
+    ]);
+  });
+
+  it('refuses a request timeout that is not below the lease of its queue', () => {
+    expect(() =>
+      createWebhookDispatcher({
+        apps: () => undefined,
+        queue: createMemoryWebhookQueue({ leaseMs: 1000 }),
+        requestTimeoutMs: 1000,
+      }),
+    ).toThrow(/requestTimeoutMs \(1000\) must be positive and below the queue's leaseMs \(1000\)/);
+  });
+});
