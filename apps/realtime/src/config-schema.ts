@@ -1,3 +1,4 @@
+import { webhookBatchingSchema, webhookListSchema, webhookSettingsSchema } from '@herald/webhooks';
 import { z } from 'zod';
 
 // The configuration file's shape, with the spec's key names (snake_case) and defaults. Every problem is reported
@@ -58,6 +59,10 @@ export const applicationSchema = z
     ping_interval: seconds.default(60),
     activity_timeout: seconds.default(30),
     max_message_size: z.number().int().positive().default(10_000),
+    /** Pusher's webhooks for this app (soketi's shape): url, event_types, filter, headers. */
+    webhooks: webhookListSchema.default([]),
+    /** This app's batching of webhook events, over `webhooks.batching`. */
+    webhook_batching: webhookBatchingSchema.optional(),
     max_connection_messages_per_second: z.number().int().positive().optional(),
     connection_rate_limit_terminate: z.boolean().optional(),
     enabled: z.boolean().default(true),
@@ -115,6 +120,8 @@ export const configSchema = z
       .strict()
       .prefault({}),
     redis: z.record(z.string(), z.unknown()).default({}),
+    /** Delivery settings shared by every app's webhooks: batching, retries, timeouts, the queue cap. */
+    webhooks: webhookSettingsSchema.prefault({}),
     rate_limiter: z
       .object({
         enabled: z.boolean().default(false),

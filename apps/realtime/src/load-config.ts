@@ -1,6 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { extname, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { parseWebhooksEnv } from '@herald/webhooks';
 import { z } from 'zod';
 import { configSchema, formatIssues, type RealtimeConfig } from './config-schema.js';
 import { DEFAULT_CONFIG, DEMO_SECRET } from './defaults.js';
@@ -166,6 +167,26 @@ export async function loadConfig(options: {
   }
   const editable = raw as Json;
   applyOverrides(editable, env.data, cli);
+  // Webhooks from the environment: REALTIME_APP_WEBHOOKS (the first app's list) and REALTIME_WEBHOOKS (lists by
+  // app id), each JSON; they replace the file's list of that app.
+  const webhooks = parseWebhooksEnv(options.env);
+  if (!webhooks.ok) return { ok: false, problems: webhooks.error, source: 'environment' };
+  const apps = Array.isArray(editable.applications) ? (editable.applications as unknown[]) : [];
+  apps.forEach((app, index) => {
+    if (!isObject(app)) return;
+    const fromEnv = (index === 0 ? webhooks.value.app : undefined) ?? webhooks.value.byApp[String(app.id)];
+    if (fromEnv) app.webhooks = fromEnv;
+  });
+  const unknown = Object.keys(webhooks.value.byApp).filter(
+    (id) => !apps.some((app) => isObject(app) && app.id === id),
+  );
+  if (unknown.length > 0) {
+    return {
+      ok: false,
+      problems: unknown.map((id) => `REALTIME_WEBHOOKS.${id}: no application has the id "${id}"`),
+      source: 'environment',
+    };
+  }
   const parsed = configSchema.safeParse(editable);
   if (!parsed.success) return { ok: false, problems: formatIssues(parsed.error.issues), source };
   const config = parsed.data;

@@ -14,8 +14,10 @@ import {
 } from '@herald/realtime-server';
 // Types only: the adapter itself is imported when scaling or the redis driver is on.
 import type { RedisServerOptions } from '@herald/scaling-redis';
+import type { WebhookQueue } from '@herald/webhooks';
 import type { ApplicationConfig, RealtimeConfig, ServerConfig } from './config-schema.js';
 import { scoped } from './logger.js';
+import { startWebhooks } from './webhooks.js';
 
 /**
  * Maps an application's config keys onto the real-time server's options. Socket limits come from the app's own
@@ -101,6 +103,20 @@ function scalingRedis(config: RealtimeConfig): RedisServerOptions & { channel: s
       : {}),
     channel: `${scaling.prefix}${scaling.channel}`,
   };
+}
+
+/**
+ * The shared webhook queue of a cluster (a Redis stream), so queued events survive the node that queued them;
+ * undefined while the Redis adapter offers none (the dispatcher then queues in memory).
+ */
+function redisWebhookQueue(
+  redis: typeof import('@herald/scaling-redis'),
+  config: RealtimeConfig,
+): WebhookQueue | undefined {
+  const create = (redis as { createRedisWebhookQueue?: (options: object) => WebhookQueue })
+    .createRedisWebhookQueue;
+  if (!create || !config.applications.some((app) => app.webhooks.length > 0)) return undefined;
+  return create({ ...scalingRedis(config), keyPrefix: `${config.scaling.prefix}webhooks:` });
 }
 
 /** Asks every node of the cluster to restart, through the Redis in `scaling.*` (`realtime restart_server`). */
@@ -198,6 +214,12 @@ export async function startRealtime(
     ...(hooks.onRestart ? { onRestart: hooks.onRestart } : {}),
   });
   countInto = server.metrics;
+  const webhooks = startWebhooks({
+    server,
+    config,
+    logger: scoped(logger, 'webhooks'),
+    queue: cluster && redis ? redisWebhookQueue(redis, config) : undefined,
+  });
   const buildApi = (next: RealtimeConfig) => {
     const nextLimits = next.rate_limiter;
     const apiOptions: HttpApiOptions = {
@@ -234,6 +256,7 @@ export async function startRealtime(
       );
       const keptScaling = JSON.stringify(next.scaling) !== JSON.stringify(config.scaling);
       api = buildApi(next);
+      webhooks?.reload(next);
       server.reload({ apps: next.applications.map((app) => toRealtimeApp(app, next.rate_limiter)) });
       return [
         ...kept.map((key) => `servers.${next.default}.${key} changed: it applies at the next process start`),
@@ -243,10 +266,13 @@ export async function startRealtime(
     shutdown: async () => {
       await server.drain({ graceMs: settings.shutdown_grace_period * 1000 });
       await server.close();
+      // The vacated and member_removed events of the drain are queued before the dispatcher stops.
+      await webhooks?.close(5000);
       await sharedLimits?.close();
     },
     close: async () => {
       await server.close();
+      await webhooks?.close(0);
       await sharedLimits?.close();
     },
   };
