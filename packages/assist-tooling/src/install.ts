@@ -166,7 +166,8 @@ async function chooseAgents(
   return ok(names);
 }
 
-interface Composition {
+/** What install composes for a project: the guideline file's body, the scoped rules and the skills. */
+export interface Composition {
   guidelines: ReturnType<typeof composeGuidelines>;
   skills: Skill[];
   promote: boolean;
@@ -362,4 +363,21 @@ export async function runAssist(options: RunOptions): Promise<Result<RunReport>>
     tokens: planned.value.tokens,
     notes: packages.notes,
   });
+}
+
+/**
+ * Composes the guidelines and skills `install` writes for a project, with the packages `assist.json` records
+ * (first-party ones always): what the MCP server serves as resources.
+ */
+export function composeForProject(
+  project: Project,
+  config: AssistConfig,
+  resourcesDir: string = BUNDLED_RESOURCES,
+): Result<Composition> {
+  const state = readState(project.root);
+  const accepted = new Set(state.ok ? (state.value?.packages ?? []) : []);
+  const packages = findPackageResources(project, config.guidelines.dependencies).filter(
+    (pkg) => pkg.firstParty || accepted.has(pkg.name),
+  );
+  return compose(project, config, packages, resourcesDir);
 }

@@ -111,3 +111,22 @@ export async function startAssistMcp(root: string): Promise<{
     },
   };
 }
+
+/** A started `assist mcp` with its client. */
+export type AssistMcp = Awaited<ReturnType<typeof startAssistMcp>>;
+
+/** Starts `assist mcp` servers as tests ask and closes every one of them with `closeAll` (in `afterAll`). */
+export function mcpPool(): { start(root: string): Promise<AssistMcp>; closeAll(): Promise<void> } {
+  const started: AssistMcp[] = [];
+  return {
+    async start(root) {
+      const mcp = await startAssistMcp(root);
+      started.push(mcp);
+      return mcp;
+    },
+    async closeAll() {
+      await Promise.all(started.splice(0).map((mcp) => mcp.client.close()));
+      cleanFixtures();
+    },
+  };
+}

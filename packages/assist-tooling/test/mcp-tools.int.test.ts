@@ -70,6 +70,7 @@ describe('assist mcp tools (over stdio, in a hono fixture app)', () => {
       'list-commands',
       'list-routes',
       'read-log-entries',
+      'search-docs',
     ]);
     const writers = tools.filter((tool) => tool.annotations?.readOnlyHint !== true).map((tool) => tool.name);
     expect(writers).toEqual(['execute']);

@@ -22,7 +22,7 @@ describe('assist mcp', () => {
       const { tools } = await client.listTools();
       const names = tools.map((tool) => tool.name);
       // Without an assist.config turning it on, execute is not offered.
-      expect(names).toHaveLength(13);
+      expect(names).toHaveLength(14);
       expect(names).not.toContain('execute');
       const result = await client.callTool({ name: 'application-info', arguments: {} });
       const [content] = result.content as { type: string; text: string }[];

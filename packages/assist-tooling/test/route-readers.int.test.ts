@@ -2,21 +2,13 @@ import { mkdirSync, realpathSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
-import { cleanFixtures, copyFixture, copyFixtureApp, startAssistMcp } from './helpers.js';
+import { type AssistMcp, copyFixture, copyFixtureApp, mcpPool } from './helpers.js';
 
-type Mcp = Awaited<ReturnType<typeof startAssistMcp>>;
-const started: Mcp[] = [];
+type Mcp = AssistMcp;
+const pool = mcpPool();
+const mcpIn = pool.start;
 
-afterAll(async () => {
-  await Promise.all(started.map((mcp) => mcp.client.close()));
-  cleanFixtures();
-});
-
-async function mcpIn(root: string): Promise<Mcp> {
-  const mcp = await startAssistMcp(root);
-  started.push(mcp);
-  return mcp;
-}
+afterAll(pool.closeAll);
 
 async function json(
   mcp: Mcp,
