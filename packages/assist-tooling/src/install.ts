@@ -14,8 +14,9 @@ import {
 import { composeGuidelines, loadSkills, renderGuidelines, type ScopedRule, type Skill } from './compose.js';
 import { type AssistConfig, loadConfig } from './config.js';
 import { AssistError, fail, ok, type Result } from './errors.js';
+import { ignoreStateDir } from './gitignore.js';
 import { replaceManagedBlock } from './markers.js';
-import { resolveMcpCommand } from './mcp-command.js';
+import { isAssistInstalled, resolveMcpCommand } from './mcp-command.js';
 import { mergeJsonConfig, mergeTomlTable } from './mcp-config.js';
 import { applyChanges, type FileChange, Plan, renderDiff } from './plan.js';
 import { loadPlugins } from './plugins.js';
@@ -300,6 +301,16 @@ function planAgents(
   return ok({ rules, tokens });
 }
 
+function notInstalledNote(project: Project, config: AssistConfig): string[] {
+  if (!config.mcp.enabled || config.mcp.command !== undefined || isAssistInstalled(project)) return [];
+  const add = { npm: 'npm install -D', pnpm: 'pnpm add -D', yarn: 'yarn add -D', bun: 'bun add -d' }[
+    project.packageManager
+  ];
+  return [
+    `@herald/assist is not installed in this project; the MCP config starts it from node_modules/@herald/assist once you run \`${add} @herald/assist\`.`,
+  ];
+}
+
 /**
  * Runs `assist install` or `assist update`: reads the project and its config, chooses agents and
  * packages, composes guidelines and skills, and plans every file; applies the plan unless `dryRun`.
@@ -342,6 +353,7 @@ export async function runAssist(options: RunOptions): Promise<Result<RunReport>>
     state: state.value,
   });
   if (!planned.ok) return planned;
+  plan.write('.gitignore', ignoreStateDir(plan.read('.gitignore')));
   plan.write(
     STATE_FILE,
     serializeState({
@@ -361,7 +373,7 @@ export async function runAssist(options: RunOptions): Promise<Result<RunReport>>
     changes,
     diff: renderDiff(changes),
     tokens: planned.value.tokens,
-    notes: packages.notes,
+    notes: [...packages.notes, ...notInstalledNote(project.value, config.value)],
   });
 }
 

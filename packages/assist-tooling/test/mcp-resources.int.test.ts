@@ -25,7 +25,9 @@ describe('assist mcp resources', () => {
     expect(guidelines).toMatch(/^## \.ai\/project\n/);
     expect(guidelines).toContain('## foundation');
     expect(guidelines).toContain('API handlers live in `src/routes/`');
-    const skill = textOf((await mcp.client.readResource({ uri: 'assist://skills/deploy/SKILL.md' })).contents);
+    const skill = textOf(
+      (await mcp.client.readResource({ uri: 'assist://skills/deploy/SKILL.md' })).contents,
+    );
     expect(skill).toContain('name: deploy');
     await expect(mcp.client.readResource({ uri: 'assist://skills/deploy/missing.md' })).rejects.toThrow(
       /No skill file deploy\/missing\.md/,

@@ -137,6 +137,12 @@ describe('assist mcp tools (over stdio, in a hono fixture app)', () => {
     expect(env.DATABASE_URL).toMatch(/^postgres:\/\/postgres:\*\*\*@127\.0\.0\.1/);
     expect(JSON.stringify(await json('config-read'))).not.toContain('hunter2');
     expect(await json('config-read', { key: 'assist.execute.enabled' })).toBe(true);
+    // A bare variable name, as agents ask for it.
+    expect(await json('config-read', { key: 'APP_URL' })).toBe('http://localhost:4123');
+    expect(await json('config-read', { key: 'API_SECRET' })).toBe('[redacted]');
+    const missing = await call('config-read', { key: 'NOT_SET' });
+    expect(missing).toMatchObject({ isError: true });
+    expect(missing.text).toContain('No variable NOT_SET');
   });
 
   it('list-commands gives scripts as pnpm runs them, the app bins and installed CLIs', async () => {
