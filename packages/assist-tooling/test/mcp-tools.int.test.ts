@@ -183,6 +183,12 @@ describe('assist mcp tools (over stdio, in a hono fixture app)', () => {
     });
     expect(listening.text).toBe('false');
     expect((await call('execute', { code: 'process.env.API_SECRET' })).text).toBe("'s3cr3t-value'");
+    // The last expression is found by a parser, not by lines.
+    expect((await call('execute', { code: 'const a = 2; a * 21' })).text).toBe('42');
+    expect(await call('execute', { code: 'const a = ;' })).toEqual({
+      isError: true,
+      text: expect.stringMatching(/^The code does not parse as TypeScript: Unexpected token \(1:10\)$/),
+    });
   });
 
   it('execute kills code that runs past its time limit', async () => {

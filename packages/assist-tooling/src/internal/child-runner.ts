@@ -10,6 +10,7 @@ import { formatWithOptions, inspect } from 'node:util';
 import { type ChildTask, executeFile } from './child.js';
 import { queryDatabase, readDatabaseSchema } from './database-engines.js';
 import { listAppRoutes, prepareFrameworks } from './routes-in-app.js';
+import { snippetModule } from './snippet.js';
 
 const logs: string[] = [];
 const MAX_LOG_LINES = 200;
@@ -95,37 +96,22 @@ function looksLikeApp(value: object): boolean {
   return 'fetch' in value || 'use' in value || 'route' in value || 'register' in value;
 }
 
-const IMPORT = /^[ \t]*import\s+(?:type\s+)?(?:[\w*{}\s,$]+\s+from\s*)?['"][^'"\n]+['"][ \t]*;?[ \t]*$/gm;
-
 /**
  * Runs a snippet as the app would: its imports resolved from the project root, top-level await allowed, and
- * the value of the last expression returned (found by trying the shortest tail that parses as an expression).
+ * the value of the last expression returned (found by a TypeScript parser, see `snippet.ts`).
  */
 async function execute(root: string, code: string): Promise<{ result: string; logs: string[] }> {
   const jiti = await jitiFor(root);
-  const imports = code.match(IMPORT) ?? [];
-  const lines = code.replace(IMPORT, '').trimEnd().split('\n');
-  const parses = (body: string) =>
-    !jiti
-      .transform({
-        source: `${imports.join('\n')}\nexport default async function run() {\n${body}\n}`,
-        ts: true,
-      })
-      .includes('__JITI_ERROR__');
-  let body = lines.join('\n');
-  for (let take = 1; take <= Math.min(lines.length, 40); take++) {
-    const tail = lines.slice(-take).join('\n').trim().replace(/;+$/, '');
-    if (tail === '') continue;
-    const candidate = `${lines.slice(0, -take).join('\n')}\nreturn (\n${tail}\n);`;
-    if (parses(candidate)) {
-      body = candidate;
-      break;
-    }
+  const module = snippetModule(code);
+  if (!module.ok) {
+    // The parser's message says where; a stack of assist's own frames would only hide it.
+    const error = new Error(module.error);
+    error.stack = module.error;
+    throw error;
   }
-  if (!parses(body)) throw new Error('The code does not parse as TypeScript.');
   // A real file in the project so relative imports resolve as they do in the app.
   const file = executeFile(root, process.pid);
-  writeFileSync(file, `${imports.join('\n')}\nexport default async function run() {\n${body}\n}\n`);
+  writeFileSync(file, module.source);
   try {
     const fn = (await jiti.import(file, { default: true })) as () => Promise<unknown>;
     const value = await fn();
