@@ -21,6 +21,7 @@ Commands:
   install   Choose agents and write their guidelines, skills and MCP configuration
   update    Refresh what install wrote (safe in a postinstall script)
   mcp       Start the assist MCP server on stdio
+  doctor    Start each MCP command written for the agents, complete the handshake and list its tools
 
 Options:
   --agents a,b       Agents to set up (claude_code, codex, cursor, copilot, gemini, opencode, junie, zed)
@@ -170,6 +171,16 @@ export async function main(argv: readonly string[], io: CliIo = defaultIo()): Pr
     }
     await createAssistServer(root, config.value).connect(new StdioServerTransport());
     return 0;
+  }
+  if (command === 'doctor') {
+    const { formatDoctorReport, runDoctor } = await import('./doctor.js');
+    const result = await runDoctor(root);
+    if (!result.ok) {
+      io.stderr(`assist doctor: ${result.error.message}\n`);
+      return 1;
+    }
+    io.stdout(formatDoctorReport(result.value));
+    return result.value.every((check) => check.ok) ? 0 : 1;
   }
   if (command !== 'install' && command !== 'update') {
     io.stderr(`Unknown command "${command}".\n\n${HELP}`);
