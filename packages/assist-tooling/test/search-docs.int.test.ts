@@ -55,6 +55,11 @@ describe('search-docs (over stdio, in a fixture app with acme-widgets 2.1.0 inst
     expect((await search(mcp, { query: 'resize without re-creating' })).hits).toContainEqual(
       expect.objectContaining({ file: 'CHANGELOG.md', heading: 'Changelog › 2.1.0', kind: 'changelog' }),
     );
+    // Declaration files pulled in with `/// <reference path>` are read too.
+    expect((await search(mcp, { query: 'ACME_DEFAULT_ACCENT' })).hits[0]).toMatchObject({
+      file: 'dist/globals.d.ts',
+      heading: 'const ACME_DEFAULT_ACCENT: string',
+    });
     // 1.4.0's JSDoc (other-versions/) and its CHANGELOG section are not part of the installed version.
     expect((await search(mcp, { query: 'spinnerStyle' })).hits).toEqual([]);
     expect((await search(mcp, { query: 'loading indicator' })).hits).toEqual([]);

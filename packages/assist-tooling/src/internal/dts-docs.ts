@@ -124,13 +124,15 @@ function describe(head: string, parent: string | undefined): Omit<DeclarationDoc
   return { name: `${parent}.${member[1]}`, signature: `${parent}.${signature}` };
 }
 
-const RELATIVE = /(?:\bfrom\s*|\bimport\s*\(\s*|<reference\s+path\s*=\s*)['"](\.{1,2}\/[^'"]+)['"]/g;
+// Relative module specifiers, and `/// <reference path>` (relative even without `./`, as @types/node writes it).
+const RELATIVE =
+  /(?:\bfrom\s*|\bimport\s*\(\s*)['"](\.{1,2}\/[^'"]+)['"]|^\/\/\/\s*<reference\s+path\s*=\s*['"]([^'"/][^'"]*)['"]/gm;
 
 /** The declaration files a declaration file re-exports or imports by relative path, resolved on disk. */
 export function relativeDeclarationFiles(text: string, file: string): string[] {
   const found: string[] = [];
   for (const match of text.matchAll(RELATIVE)) {
-    const resolved = resolveDeclaration(join(dirname(file), match[1] ?? ''));
+    const resolved = resolveDeclaration(join(dirname(file), match[1] ?? match[2] ?? ''));
     if (resolved !== undefined && !found.includes(resolved)) found.push(resolved);
   }
   return found;
