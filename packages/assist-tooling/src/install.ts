@@ -14,7 +14,7 @@ import {
 import { composeGuidelines, loadSkills, renderGuidelines, type ScopedRule, type Skill } from './compose.js';
 import { type AssistConfig, loadConfig } from './config.js';
 import { AssistError, fail, ok, type Result } from './errors.js';
-import { ignoreStateDir } from './gitignore.js';
+import { ignoredAbove, ignoreStateDir } from './gitignore.js';
 import { replaceManagedBlock } from './markers.js';
 import { isAssistInstalled, resolveMcpCommand } from './mcp-command.js';
 import { mergeJsonConfig, mergeTomlTable } from './mcp-config.js';
@@ -353,7 +353,8 @@ export async function runAssist(options: RunOptions): Promise<Result<RunReport>>
     state: state.value,
   });
   if (!planned.ok) return planned;
-  plan.write('.gitignore', ignoreStateDir(plan.read('.gitignore')));
+  // A workspace of a monorepo whose root .gitignore covers it gets no .gitignore of its own.
+  if (!ignoredAbove(options.root)) plan.write('.gitignore', ignoreStateDir(plan.read('.gitignore')));
   plan.write(
     STATE_FILE,
     serializeState({

@@ -9,6 +9,11 @@ import { main } from '../src/main.js';
 const FIXTURES = fileURLToPath(new URL('./fixtures/', import.meta.url));
 const made: string[] = [];
 
+/** The folder of a fixture project in the repository (read it, never write to it). */
+export function fixturePath(name: string): string {
+  return join(FIXTURES, name);
+}
+
 /** Copies a fixture project into a fresh temp folder and returns its path. */
 export function copyFixture(name: string): string {
   const root = mkdtempSync(join(tmpdir(), `assist-${name}-`));

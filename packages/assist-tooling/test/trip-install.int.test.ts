@@ -1,8 +1,8 @@
-import { rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse as parseToml } from 'smol-toml';
 import { afterAll, describe, expect, it } from 'vitest';
-import { assist, cleanFixtures, copyFixture, read } from './helpers.js';
+import { assist, cleanFixtures, copyFixture, fixturePath, read } from './helpers.js';
 
 afterAll(cleanFixtures);
 
@@ -24,6 +24,19 @@ describe('assist install: what a new user trips on', () => {
     expect(read(root, '.gitignore')).toBe(
       'node_modules/\n.env\n\n# assist state (documentation index, browser logs)\n.assist/\n',
     );
+  });
+
+  it('leaves a workspace alone when the repository root already ignores .assist/ everywhere', async () => {
+    const repo = copyFixture('hono-app');
+    mkdirSync(join(repo, '.git'));
+    writeFileSync(join(repo, '.gitignore'), 'node_modules\n.assist/\n');
+    const app = join(repo, 'apps/api');
+    cpSync(fixturePath('hono-app'), app, { recursive: true });
+    expect((await assist(app, 'install', '--agents', 'claude_code')).code).toBe(0);
+    expect(existsSync(join(app, '.gitignore'))).toBe(false);
+    // A root pattern anchored with a slash ignores only the root's own folder.
+    writeFileSync(join(repo, '.gitignore'), '/.assist/\n');
+    expect((await assist(app, 'install', '--agents', 'claude_code')).out).toContain('created .gitignore');
   });
 
   it('never writes the bare name `assist` into MCP configs before @herald/assist is installed', async () => {
