@@ -319,8 +319,10 @@ async function build(
   const path = cachePath(root, scope);
   try {
     await mkdir(join(root, STATE_DIR, 'docs'), { recursive: true });
-    await writeFile(`${path}.tmp`, JSON.stringify(cache));
-    await rename(`${path}.tmp`, path);
+    // Each agent runs its own server: a file per process, renamed into place, so none reads a half-written one.
+    const temporary = `${path}.${process.pid}.tmp`;
+    await writeFile(temporary, JSON.stringify(cache));
+    await rename(temporary, path);
   } catch {
     // A read-only project still gets answers; the index is just built again next time.
   }
