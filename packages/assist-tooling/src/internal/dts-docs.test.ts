@@ -45,7 +45,7 @@ export declare namespace util {
       },
       {
         name: 'create',
-        signature: 'function create( options: Options, ): () => void',
+        signature: 'function create(options: Options): () => void',
         doc: 'Creates a widget.\n@example\ncreate({ width: 2 })',
       },
       {

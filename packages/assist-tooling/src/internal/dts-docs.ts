@@ -111,7 +111,13 @@ function readHead(text: string, from: number): string | undefined {
       break;
     head += char;
   }
-  const folded = head.replace(/\s+/g, ' ').trim();
+  // Folded to one line as a person would write it: no space inside brackets, no trailing comma, no leading `|`.
+  const folded = head
+    .replace(/\s+/g, ' ')
+    .replace(/([([<]) (?:\| )?/g, '$1')
+    .replace(/,? ([)\]>])/g, '$1')
+    .replace(/: \| /g, ': ')
+    .trim();
   return folded === '' ? undefined : folded;
 }
 
