@@ -49,12 +49,23 @@ export {
   describeConnection,
   findDatabaseConnections,
 } from './database-connections.js';
+export {
+  type DocHit,
+  type DocKind,
+  type DocsAnswer,
+  type DocsIndexInfo,
+  type DocsQuery,
+  type DocsScope,
+  DocsSearch,
+} from './docs-index.js';
+export { type DoctorCheck, formatDoctorReport, runDoctor } from './doctor.js';
 export { AssistError, type AssistErrorCode, isAssistError, type Result } from './errors.js';
 export { type Prompter, type RunOptions, type RunReport, runAssist } from './install.js';
 export { type LogEntry, parseLog, readLogEntries } from './log-files.js';
-export { type CliIo, main } from './main.js';
+export { type CliIo, main, shouldPrompt } from './main.js';
 export { replaceManagedBlock } from './markers.js';
 export { mergeJsonConfig, mergeTomlTable } from './mcp-config.js';
+export { GUIDELINES_URI } from './mcp-resources.js';
 export { ASSIST_TOOLS, createAssistServer, enabledTools, MCP_SERVER_NAME } from './mcp-server.js';
 export { type FileChange, renderDiff } from './plan.js';
 export type { PluginApi, PluginModule } from './plugins.js';

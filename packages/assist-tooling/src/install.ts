@@ -14,8 +14,9 @@ import {
 import { composeGuidelines, loadSkills, renderGuidelines, type ScopedRule, type Skill } from './compose.js';
 import { type AssistConfig, loadConfig } from './config.js';
 import { AssistError, fail, ok, type Result } from './errors.js';
+import { ignoredAbove, ignoreStateDir } from './gitignore.js';
 import { replaceManagedBlock } from './markers.js';
-import { resolveMcpCommand } from './mcp-command.js';
+import { isAssistInstalled, resolveMcpCommand } from './mcp-command.js';
 import { mergeJsonConfig, mergeTomlTable } from './mcp-config.js';
 import { enabledTools } from './mcp-server.js';
 import { applyChanges, type FileChange, Plan, renderDiff } from './plan.js';
@@ -167,7 +168,8 @@ async function chooseAgents(
   return ok(names);
 }
 
-interface Composition {
+/** What install composes for a project: the guideline file's body, the scoped rules and the skills. */
+export interface Composition {
   guidelines: ReturnType<typeof composeGuidelines>;
   skills: Skill[];
   promote: boolean;
@@ -307,6 +309,16 @@ function planAgents(
   return ok({ rules, tokens });
 }
 
+function notInstalledNote(project: Project, config: AssistConfig): string[] {
+  if (!config.mcp.enabled || config.mcp.command !== undefined || isAssistInstalled(project)) return [];
+  const add = { npm: 'npm install -D', pnpm: 'pnpm add -D', yarn: 'yarn add -D', bun: 'bun add -d' }[
+    project.packageManager
+  ];
+  return [
+    `@herald/assist is not installed in this project; the MCP config starts it from node_modules/@herald/assist once you run \`${add} @herald/assist\`.`,
+  ];
+}
+
 /**
  * Runs `assist install` or `assist update`: reads the project and its config, chooses agents and
  * packages, composes guidelines and skills, and plans every file; applies the plan unless `dryRun`.
@@ -349,6 +361,8 @@ export async function runAssist(options: RunOptions): Promise<Result<RunReport>>
     state: state.value,
   });
   if (!planned.ok) return planned;
+  // A workspace of a monorepo whose root .gitignore covers it gets no .gitignore of its own.
+  if (!ignoredAbove(options.root)) plan.write('.gitignore', ignoreStateDir(plan.read('.gitignore')));
   plan.write(
     STATE_FILE,
     serializeState({
@@ -368,6 +382,23 @@ export async function runAssist(options: RunOptions): Promise<Result<RunReport>>
     changes,
     diff: renderDiff(changes),
     tokens: planned.value.tokens,
-    notes: packages.notes,
+    notes: [...packages.notes, ...notInstalledNote(project.value, config.value)],
   });
+}
+
+/**
+ * Composes the guidelines and skills `install` writes for a project, with the packages `assist.json` records
+ * (first-party ones always): what the MCP server serves as resources.
+ */
+export function composeForProject(
+  project: Project,
+  config: AssistConfig,
+  resourcesDir: string = BUNDLED_RESOURCES,
+): Result<Composition> {
+  const state = readState(project.root);
+  const accepted = new Set(state.ok ? (state.value?.packages ?? []) : []);
+  const packages = findPackageResources(project, config.guidelines.dependencies).filter(
+    (pkg) => pkg.firstParty || accepted.has(pkg.name),
+  );
+  return compose(project, config, packages, resourcesDir);
 }

@@ -35,3 +35,59 @@ describe('parseLog', () => {
     });
   });
 });
+
+describe('parseLog keeps one entry per logged record', () => {
+  it('keeps a pretty-printed object with its closing brace in the record that logged it', () => {
+    const entries = parseLog(
+      '2026-01-01T10:00:00Z ERROR Unhandled rejection {\n  "code": "ECONNRESET",\n  "retry": true\n}\n2026-01-01T10:00:01Z INFO retrying\n',
+      'app.log',
+    );
+    expect(entries).toEqual([
+      {
+        time: '2026-01-01T10:00:00.000Z',
+        level: 'error',
+        message: 'Unhandled rejection {\n  "code": "ECONNRESET",\n  "retry": true\n}',
+        file: 'app.log',
+      },
+      { time: '2026-01-01T10:00:01.000Z', level: 'info', message: 'retrying', file: 'app.log' },
+    ]);
+  });
+
+  it('keeps a code frame and the stack after it in their record', () => {
+    const entries = parseLog(
+      [
+        '2026-01-01 10:00:00 ERROR Failed to compile src/app.ts',
+        '> 5 | foo(',
+        '    |    ^',
+        'SyntaxError: Unexpected token',
+        '    at parse (loader.js:1:1)',
+        '2026-01-01 10:00:01 INFO retrying',
+      ].join('\n'),
+      'dev.log',
+    );
+    expect(entries).toHaveLength(2);
+    expect(entries[0]).toMatchObject({
+      level: 'error',
+      message: 'Failed to compile src/app.ts\n> 5 | foo(\n    |    ^',
+      stack: 'SyntaxError: Unexpected token\n    at parse (loader.js:1:1)',
+    });
+  });
+
+  it("reads pino-pretty's time-of-day records with their indented error object", () => {
+    const entries = parseLog(
+      '[10:00:00.000] INFO (812): listening\n[10:00:02.120] ERROR (812 on api-1): request failed\n    err: {\n      "type": "Error"\n    }\n',
+      'pretty.log',
+    );
+    expect(entries.map((entry) => [entry.level, entry.message])).toEqual([
+      ['info', 'listening'],
+      ['error', 'request failed\n    err: {\n      "type": "Error"\n    }'],
+    ]);
+  });
+
+  it('still reads a file of bare lines as one entry each', () => {
+    expect(parseLog('server started\nGET / 200\n', 'out.log').map((entry) => entry.message)).toEqual([
+      'server started',
+      'GET / 200',
+    ]);
+  });
+});

@@ -106,26 +106,47 @@ function fromJson(line: Record<string, unknown>, file: string): LogEntry {
   };
 }
 
+// A record's first line: a date-time or a time of day (pino-pretty's `[10:00:00.000]`), then a level, then
+// an optional `(pid)` or `(pid on host)`, then the message.
 const TEXT_LINE =
-  /^\[?(\d{4}-\d\d-\d\d[T ][\d:.]+(?:Z|[+-]\d\d:?\d\d)?)\]?\s*(?:[\w.-]+\.)?\[?(TRACE|DEBUG|INFO|NOTICE|WARN(?:ING)?|ERROR|CRITICAL|ALERT|EMERGENCY|FATAL)\]?:?\s*(.*)$/i;
+  /^\[?(\d{4}-\d\d-\d\d[T ][\d:.]+(?:Z|[+-]\d\d:?\d\d)?|\d\d:\d\d:\d\d(?:\.\d+)?)\]?\s*(?:[\w.-]+\.)?\[?(TRACE|DEBUG|INFO|NOTICE|WARN(?:ING)?|ERROR|CRITICAL|ALERT|EMERGENCY|FATAL)\]?(?:\s*\([^)]*\))?:?\s*(.*)$/i;
+const STACK_LINE = /^\s+at\s|^\s*(?:Caused by|\w*Error|\w*Exception):?\s/;
 
-/** Parses a log text: NDJSON lines (pino, winston json) and plain lines, stack lines joined to their entry. */
+function jsonRecord(line: string): Record<string, unknown> | undefined {
+  if (!line.startsWith('{')) return undefined;
+  try {
+    const value: unknown = JSON.parse(line);
+    return value !== null && typeof value === 'object' ? (value as Record<string, unknown>) : undefined;
+  } catch {
+    // A line that opens a multi-line object is not a record of its own.
+    return undefined;
+  }
+}
+
+/**
+ * Parses a log text into one entry per logged record: NDJSON lines (pino, winston) and plain lines that start
+ * with a time and a level. In a file that has such records, every other line (a stack, a code frame, the body
+ * and closing brace of a pretty-printed object) belongs to the record above it; in a file with none, each
+ * line is an entry, stack lines joined to the one above.
+ */
 export function parseLog(text: string, file: string): LogEntry[] {
+  const lines = text.split('\n').map((line) => line.replace(/\r$/, ''));
+  const records = lines.some((line) => TEXT_LINE.test(line) || jsonRecord(line) !== undefined);
   const entries: LogEntry[] = [];
-  for (const line of text.split('\n')) {
+  for (const line of lines) {
     if (line.trim() === '') continue;
-    if (line.startsWith('{')) {
-      try {
-        entries.push(fromJson(JSON.parse(line) as Record<string, unknown>, file));
-        continue;
-      } catch {
-        // Not JSON after all: read it as a plain line below.
-      }
+    const json = jsonRecord(line);
+    if (json) {
+      entries.push(fromJson(json, file));
+      continue;
     }
     const match = TEXT_LINE.exec(line);
     const previous = entries.at(-1);
-    if (!match && previous && /^\s+|^(Caused by|Error|\w*Error):/.test(line)) {
-      previous.stack = previous.stack ? `${previous.stack}\n${line}` : line;
+    if (!match && previous && (records || STACK_LINE.test(line) || /^\s+/.test(line))) {
+      // A stack goes on to its end; other lines extend the message (an object's body, a code frame).
+      if (previous.stack !== undefined || STACK_LINE.test(line))
+        previous.stack = previous.stack ? `${previous.stack}\n${line}` : line;
+      else previous.message = `${previous.message}\n${line}`;
       continue;
     }
     const time = timeOf(match?.[1]);

@@ -9,7 +9,7 @@ import { formatTokenReport } from './token-report.js';
 export interface CliIo {
   stdout(text: string): void;
   stderr(text: string): void;
-  /** Whether a person can answer prompts (stdin and stdout are terminals). */
+  /** Whether a person can answer prompts (stdin is a terminal). */
   interactive: boolean;
   env: Readonly<Record<string, string | undefined>>;
   cwd: string;
@@ -21,13 +21,14 @@ Commands:
   install   Choose agents and write their guidelines, skills and MCP configuration
   update    Refresh what install wrote (safe in a postinstall script)
   mcp       Start the assist MCP server on stdio
+  doctor    Start each MCP command written for the agents, complete the handshake and list its tools
 
 Options:
   --agents a,b       Agents to set up (claude_code, codex, cursor, copilot, gemini, opencode, junie, zed)
   --packages a,b     Third-party packages whose guidelines and skills to include
   --dry-run          Print the diff that would be written, write nothing
   --no-discover      update: refresh only what is already published, look for no new packages
-  --no-interaction   Never prompt (implied without a terminal, under CI, in npm scripts)
+  --no-interaction   Never prompt (implied without a terminal, under CI, in install scripts)
   --cwd <dir>        The project folder (default: the current folder)
   -h, --help         Show this help
   -v, --version      Show the version
@@ -37,7 +38,7 @@ function defaultIo(): CliIo {
   return {
     stdout: (text) => process.stdout.write(text),
     stderr: (text) => process.stderr.write(text),
-    interactive: Boolean(process.stdin.isTTY && process.stdout.isTTY),
+    interactive: Boolean(process.stdin.isTTY),
     env: process.env,
     cwd: process.cwd(),
   };
@@ -105,6 +106,31 @@ function printReport(io: CliIo, command: string, report: RunReport, dryRun: bool
   if (tokens !== '' && command === 'install') io.stdout(`\n${tokens}\n`);
 }
 
+// Scripts a package manager runs while installing: nobody may be there to answer, even with a terminal.
+const INSTALL_SCRIPTS = new Set([
+  'preinstall',
+  'install',
+  'postinstall',
+  'prepare',
+  'preprepare',
+  'postprepare',
+]);
+
+/**
+ * Whether the CLI may ask questions: whenever stdin is a terminal, unless `--no-interaction`, CI, or an
+ * install script (`postinstall`, `prepare`…) runs it. `npx assist` and `npm run` set `npm_lifecycle_event`
+ * too (to `npx` or the script's name), and a person is there to answer those.
+ */
+export function shouldPrompt(options: {
+  terminal: boolean;
+  noInteraction: boolean;
+  env: Readonly<Record<string, string | undefined>>;
+}): boolean {
+  const { CI: ci, npm_lifecycle_event: lifecycle } = options.env;
+  const inCi = ci !== undefined && ci !== '' && ci !== '0' && ci.toLowerCase() !== 'false';
+  return options.terminal && !options.noInteraction && !inCi && !INSTALL_SCRIPTS.has(lifecycle ?? '');
+}
+
 /**
  * Runs the `assist` command line and resolves to its exit code (0 success, 1 failure, 2 bad usage).
  * @example
@@ -146,13 +172,25 @@ export async function main(argv: readonly string[], io: CliIo = defaultIo()): Pr
     await createAssistServer(root, config.value).connect(new StdioServerTransport());
     return 0;
   }
+  if (command === 'doctor') {
+    const { formatDoctorReport, runDoctor } = await import('./doctor.js');
+    const result = await runDoctor(root);
+    if (!result.ok) {
+      io.stderr(`assist doctor: ${result.error.message}\n`);
+      return 1;
+    }
+    io.stdout(formatDoctorReport(result.value));
+    return result.value.every((check) => check.ok) ? 0 : 1;
+  }
   if (command !== 'install' && command !== 'update') {
     io.stderr(`Unknown command "${command}".\n\n${HELP}`);
     return 2;
   }
-  // Never prompt where nobody can answer: no terminal, CI, or inside a package manager's lifecycle script.
-  const canPrompt =
-    io.interactive && !values['no-interaction'] && !io.env.CI && io.env.npm_lifecycle_event === undefined;
+  const canPrompt = shouldPrompt({
+    terminal: io.interactive,
+    noInteraction: values['no-interaction'] ?? false,
+    env: io.env,
+  });
   const agents = list(values.agents);
   const packages = list(values.packages);
   const result = await runAssist({

@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import type { McpCommand } from './agents.js';
 import type { AssistConfig } from './config.js';
@@ -6,10 +7,21 @@ import { findPackageDir, type Project, readPackageJson } from './project.js';
 
 const posix = (path: string): string => path.split('\\').join('/');
 
+type Bin = string | Record<string, string> | undefined;
+const binEntry = (bin: Bin): string | undefined => (typeof bin === 'string' ? bin : bin?.assist);
+
+/** This package's own bin path (`./dist/cli.js`), read from the package.json it ships with. */
+const OWN_BIN =
+  binEntry(
+    (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { bin?: Bin }).bin,
+  ) ?? './dist/cli.js';
+
 /**
  * Works out how agents start `assist mcp`: the configured command if any, else `node` on the installed
- * bin (found by walking up `node_modules`, so a package hoisted to a monorepo root works), else the
- * package manager's exec.
+ * bin (found by walking up `node_modules`, so a package hoisted to a monorepo root works). Before the package
+ * is installed in the project (`npx @herald/assist install`), it is the bin's path once installed in the
+ * project's own `node_modules`: never the bare name `assist`, which `npx` would resolve to an unrelated
+ * public package.
  */
 export function resolveMcpCommand(project: Project, config: AssistConfig): McpCommand {
   const { command, args } = config.mcp;
@@ -17,29 +29,20 @@ export function resolveMcpCommand(project: Project, config: AssistConfig): McpCo
     const custom = { command, args: args ?? [] };
     return { ...custom, absolute: custom };
   }
-  const dir = findPackageDir(SELF, project.root);
-  const bin = dir
-    ? (readPackageJson(dir) as { bin?: string | Record<string, string> } | undefined)?.bin
-    : undefined;
-  const entry = typeof bin === 'string' ? bin : bin?.assist;
-  if (dir !== undefined && entry !== undefined) {
-    const file = join(dir, entry);
-    return {
-      command: 'node',
-      args: [posix(relative(project.root, file)), 'mcp'],
-      absolute: { command: 'node', args: [posix(file), 'mcp', '--cwd', posix(project.root)] },
-    };
-  }
-  const exec: Record<Project['packageManager'], [string, string[]]> = {
-    npm: ['npx', ['--no-install', 'assist', 'mcp']],
-    pnpm: ['pnpm', ['exec', 'assist', 'mcp']],
-    yarn: ['yarn', ['assist', 'mcp']],
-    bun: ['bunx', ['assist', 'mcp']],
-  };
-  const [cmd, cmdArgs] = exec[project.packageManager];
+  const installed = findPackageDir(SELF, project.root);
+  const dir = installed ?? join(project.root, 'node_modules', SELF);
+  const entry =
+    (installed ? binEntry((readPackageJson(installed) as { bin?: Bin } | undefined)?.bin) : undefined) ??
+    OWN_BIN;
+  const file = join(dir, entry);
   return {
-    command: cmd,
-    args: cmdArgs,
-    absolute: { command: cmd, args: [...cmdArgs, '--cwd', posix(project.root)] },
+    command: 'node',
+    args: [posix(relative(project.root, file)), 'mcp'],
+    absolute: { command: 'node', args: [posix(file), 'mcp', '--cwd', posix(project.root)] },
   };
+}
+
+/** Whether `@herald/assist` is installed where the MCP command looks for it. */
+export function isAssistInstalled(project: Project): boolean {
+  return findPackageDir(SELF, project.root) !== undefined;
 }

@@ -6,7 +6,7 @@ const names = (raw: object) => enabledTools(assistConfigSchema.parse(raw)).map((
 
 describe('enabledTools', () => {
   it('offers every tool but execute by default', () => {
-    expect(names({})).toHaveLength(13);
+    expect(names({})).toHaveLength(14);
     expect(names({})).not.toContain('execute');
   });
 

@@ -1,14 +1,17 @@
 import { readFileSync } from 'node:fs';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { type AssistConfig, defaultConfig } from './config.js';
+import { DocsSearch } from './docs-index.js';
 import { readAppEnv } from './internal/env-file.js';
 import { errorResult } from './internal/tool-result.js';
+import { registerAssistResources } from './mcp-resources.js';
 import { execute, getRoute, listRoutes } from './tools/app-code.js';
 import { applicationInfo } from './tools/application-info.js';
 import { browserLogs } from './tools/browser-logs.js';
 import { databaseConnections, databaseQuery, databaseSchema } from './tools/database.js';
 import { lastError, readLogEntriesTool } from './tools/logs.js';
 import { configRead, currentTime, getAbsoluteUrl, listCommands } from './tools/project-tools.js';
+import { searchDocs } from './tools/search-docs.js';
 import type { AssistTool, ToolContext } from './tools/tool.js';
 
 /** The name the `assist` MCP server announces to clients. */
@@ -34,6 +37,7 @@ export const ASSIST_TOOLS: readonly AssistTool[] = [
   listCommands,
   listRoutes,
   readLogEntriesTool,
+  searchDocs,
 ] as unknown as readonly AssistTool[];
 
 /** The tools a config turns on: opt-in ones only when enabled, then `mcp.tools.include` / `exclude`. */
@@ -54,8 +58,10 @@ export function enabledTools(config: AssistConfig): AssistTool[] {
  */
 export function createAssistServer(root: string, config: AssistConfig = defaultConfig()): McpServer {
   const server = new McpServer({ name: MCP_SERVER_NAME, version: VERSION });
-  const context: ToolContext = { root, config, env: () => readAppEnv(root) };
-  for (const tool of enabledTools(config)) {
+  const docs = new DocsSearch(root);
+  const context: ToolContext = { root, config, env: () => readAppEnv(root), docs };
+  const tools = enabledTools(config);
+  for (const tool of tools) {
     server.registerTool(
       tool.name,
       {
@@ -80,6 +86,16 @@ export function createAssistServer(root: string, config: AssistConfig = defaultC
         }
       },
     );
+  }
+  registerAssistResources(server, root, config);
+  if (tools.some((tool) => tool.name === searchDocs.name)) {
+    // Build the documentation index once the client is connected, so the handshake never waits for it; a
+    // search that comes before it is done waits for the same build.
+    server.server.oninitialized = () => {
+      docs.warm().catch(() => {
+        // The search call reports the failure when it builds again.
+      });
+    };
   }
   return server;
 }

@@ -9,6 +9,11 @@ import { main } from '../src/main.js';
 const FIXTURES = fileURLToPath(new URL('./fixtures/', import.meta.url));
 const made: string[] = [];
 
+/** The folder of a fixture project in the repository (read it, never write to it). */
+export function fixturePath(name: string): string {
+  return join(FIXTURES, name);
+}
+
 /** Copies a fixture project into a fresh temp folder and returns its path. */
 export function copyFixture(name: string): string {
   const root = mkdtempSync(join(tmpdir(), `assist-${name}-`));
@@ -108,6 +113,25 @@ export async function startAssistMcp(root: string): Promise<{
       const result = await client.callTool({ name, arguments: args });
       const [content] = result.content as { type: string; text: string }[];
       return { text: content?.text ?? '', isError: result.isError === true };
+    },
+  };
+}
+
+/** A started `assist mcp` with its client. */
+export type AssistMcp = Awaited<ReturnType<typeof startAssistMcp>>;
+
+/** Starts `assist mcp` servers as tests ask and closes every one of them with `closeAll` (in `afterAll`). */
+export function mcpPool(): { start(root: string): Promise<AssistMcp>; closeAll(): Promise<void> } {
+  const started: AssistMcp[] = [];
+  return {
+    async start(root) {
+      const mcp = await startAssistMcp(root);
+      started.push(mcp);
+      return mcp;
+    },
+    async closeAll() {
+      await Promise.all(started.splice(0).map((mcp) => mcp.client.close()));
+      cleanFixtures();
     },
   };
 }

@@ -31,6 +31,7 @@ describe('assist install', () => {
       '.cursor/mcp.json',
       '.gemini/settings.json',
       '.github/copilot-instructions.md',
+      '.gitignore',
       '.junie/mcp/mcp.json',
       '.mcp.json',
       '.vscode/mcp.json',

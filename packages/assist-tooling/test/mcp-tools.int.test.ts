@@ -70,6 +70,7 @@ describe('assist mcp tools (over stdio, in a hono fixture app)', () => {
       'list-commands',
       'list-routes',
       'read-log-entries',
+      'search-docs',
     ]);
     const writers = tools.filter((tool) => tool.annotations?.readOnlyHint !== true).map((tool) => tool.name);
     expect(writers).toEqual(['execute']);
@@ -136,6 +137,12 @@ describe('assist mcp tools (over stdio, in a hono fixture app)', () => {
     expect(env.DATABASE_URL).toMatch(/^postgres:\/\/postgres:\*\*\*@127\.0\.0\.1/);
     expect(JSON.stringify(await json('config-read'))).not.toContain('hunter2');
     expect(await json('config-read', { key: 'assist.execute.enabled' })).toBe(true);
+    // A bare variable name, as agents ask for it.
+    expect(await json('config-read', { key: 'APP_URL' })).toBe('http://localhost:4123');
+    expect(await json('config-read', { key: 'API_SECRET' })).toBe('[redacted]');
+    const missing = await call('config-read', { key: 'NOT_SET' });
+    expect(missing).toMatchObject({ isError: true });
+    expect(missing.text).toContain('No variable NOT_SET');
   });
 
   it('list-commands gives scripts as pnpm runs them, the app bins and installed CLIs', async () => {
@@ -176,6 +183,12 @@ describe('assist mcp tools (over stdio, in a hono fixture app)', () => {
     });
     expect(listening.text).toBe('false');
     expect((await call('execute', { code: 'process.env.API_SECRET' })).text).toBe("'s3cr3t-value'");
+    // The last expression is found by a parser, not by lines.
+    expect((await call('execute', { code: 'const a = 2; a * 21' })).text).toBe('42');
+    expect(await call('execute', { code: 'const a = ;' })).toEqual({
+      isError: true,
+      text: expect.stringMatching(/^The code does not parse as TypeScript: Unexpected token \(1:10\)$/),
+    });
   });
 
   it('execute kills code that runs past its time limit', async () => {

@@ -2,21 +2,13 @@ import { mkdirSync, realpathSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
-import { cleanFixtures, copyFixture, copyFixtureApp, startAssistMcp } from './helpers.js';
+import { type AssistMcp, copyFixture, copyFixtureApp, mcpPool } from './helpers.js';
 
-type Mcp = Awaited<ReturnType<typeof startAssistMcp>>;
-const started: Mcp[] = [];
+type Mcp = AssistMcp;
+const pool = mcpPool();
+const mcpIn = pool.start;
 
-afterAll(async () => {
-  await Promise.all(started.map((mcp) => mcp.client.close()));
-  cleanFixtures();
-});
-
-async function mcpIn(root: string): Promise<Mcp> {
-  const mcp = await startAssistMcp(root);
-  started.push(mcp);
-  return mcp;
-}
+afterAll(pool.closeAll);
 
 async function json(
   mcp: Mcp,
@@ -70,7 +62,12 @@ describe.each([
       json(mcp, 'list-routes', { method: 'DELETE' }),
       json(mcp, 'get-route', { path: '/api/users/7/posts/3', method: 'GET' }),
     ]);
-    expect(all).toEqual({ framework: 'express', items: EXPRESS_ROUTES, total: EXPRESS_ROUTES.length });
+    expect(all).toEqual({
+      framework: 'express',
+      entry: 'src/app.ts',
+      items: EXPRESS_ROUTES,
+      total: EXPRESS_ROUTES.length,
+    });
     expect(posts.items.map((route: { path: string }) => route.path)).toEqual([
       '/api/users/:userId/posts',
       '/api/users/:userId/posts/:postId',
@@ -89,12 +86,53 @@ describe.each([
   }, 15_000);
 });
 
+describe('list-routes and get-route in an Express 4 app whose entry only calls app.listen()', () => {
+  it('load src/main.ts with listen intercepted, read the app it started, and say which entry that was', async () => {
+    // A CommonJS, non-strict Nx-style API: src/main.ts builds the app, listens, and exports nothing.
+    const mcp = await mcpIn(fixtureWith('trip-express-listen', { express: 'express-4' }));
+    const [all, route] = await Promise.all([
+      json(mcp, 'list-routes'),
+      json(mcp, 'get-route', { path: '/api/orders/17' }),
+    ]);
+    expect(all).toEqual({
+      framework: 'express',
+      entry: 'src/main.ts',
+      items: [
+        { method: 'GET', path: '/api', handler: 'welcome' },
+        { method: 'GET', path: '/api/orders', handler: 'listOrders' },
+        { method: 'GET', path: '/api/orders/:orderId', handler: 'showOrder' },
+        { method: 'POST', path: '/api/orders', handler: 'createOrder' },
+      ],
+      total: 4,
+    });
+    expect(route).toEqual({
+      framework: 'express',
+      entry: 'src/main.ts',
+      routes: [{ method: 'GET', path: '/api/orders/:orderId', handler: 'showOrder' }],
+    });
+  }, 30_000);
+
+  it('name the entry and what was tried when it neither exports an app nor starts one', async () => {
+    const root = fixtureWith('trip-express-listen', { express: 'express-4' });
+    writeFileSync(join(root, 'src/main.ts'), "import express from 'express';\nexpress();\n");
+    const mcp = await mcpIn(root);
+    const answer = await mcp.call('list-routes');
+    expect(answer).toEqual({
+      isError: true,
+      text: expect.stringMatching(
+        /^Could not read the routes of src\/main\.ts: .*exports no app .* and started none with listen\(\)/,
+      ),
+    });
+  }, 30_000);
+});
+
 describe('list-routes and get-route in a fastify app', () => {
   it('list routes of encapsulated plugins with their prefix, an app that awaits listen() at the top level included', async () => {
     const mcp = await mcpIn(copyFixtureApp('fastify-app'));
     const all = await json(mcp, 'list-routes');
     expect(all).toEqual({
       framework: 'fastify',
+      entry: 'src/server.ts',
       items: [
         { method: 'GET', path: '/', handler: 'home' },
         { method: 'GET', path: '/search', handler: 'search' },

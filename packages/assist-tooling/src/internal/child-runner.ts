@@ -9,7 +9,8 @@ import { pathToFileURL } from 'node:url';
 import { formatWithOptions, inspect } from 'node:util';
 import { type ChildTask, executeFile } from './child.js';
 import { queryDatabase, readDatabaseSchema } from './database-engines.js';
-import { listAppRoutes, prepareFrameworks } from './routes-in-app.js';
+import { lastFastifyApp, listAppRoutes, prepareFrameworks } from './routes-in-app.js';
+import { snippetModule } from './snippet.js';
 
 const logs: string[] = [];
 const MAX_LOG_LINES = 200;
@@ -24,7 +25,10 @@ for (const level of ['log', 'info', 'warn', 'error', 'debug', 'trace'] as const)
 // Importing an app often starts its server; a tool call must never bind the app's port. The server answers
 // as if it were listening (callback, 'listening' event, the asked address) so an app that awaits its start
 // (fastify's `await app.listen()` at the top level) finishes loading instead of hanging.
+// Servers the app asked to listen, so an entry that only calls `app.listen()` still gives its app.
+const listening: Server[] = [];
 Server.prototype.listen = function listen(this: Server, ...args: unknown[]) {
+  listening.push(this);
   const options = (typeof args[0] === 'object' && args[0] !== null ? args[0] : {}) as {
     port?: number;
     host?: string;
@@ -79,53 +83,67 @@ async function jitiFor(root: string) {
   return createJiti(pathToFileURL(join(root, 'index.ts')).href, { interopDefault: true, fsCache: false });
 }
 
-/** Imports the app's module and finds the app object: a named export, `app`, `default`, or a factory's result. */
+/**
+ * Imports the app's module and finds the app object: a named export, `app`, `default`, a factory's result, or
+ * (for an entry that exports nothing and only starts the server) the app it passed to `listen()`.
+ */
 async function loadApp(root: string, entry: string): Promise<unknown> {
   const [file = entry, name] = entry.split('#');
   const jiti = await jitiFor(root);
   const mod = (await jiti.import(resolve(root, file))) as Record<string, unknown>;
   let app = name !== undefined ? mod[name] : (mod.app ?? mod.default ?? mod.server ?? mod.createApp);
   if (typeof app === 'function' && !looksLikeApp(app)) app = await (app as () => unknown)();
-  if (app === undefined || app === null)
-    throw new Error(`${entry} exports no app (tried ${name ?? 'app, default, server, createApp'})`);
+  if (name === undefined && !isApp(app)) app = (await listenedApp()) ?? app;
+  if (app === undefined || app === null || (name === undefined && !isApp(app)))
+    throw new Error(
+      `${entry} exports no app (tried ${name ?? 'app, default, server, createApp'}) and started none with listen()`,
+    );
   return app;
+}
+
+const isApp = (value: unknown): value is object =>
+  (typeof value === 'function' || (typeof value === 'object' && value !== null)) && looksLikeApp(value);
+
+const LISTEN_WAIT_MS = 3_000;
+
+/**
+ * The app an entry started: an express app is the request listener of the server it listens on; a fastify
+ * app is the last instance made. Waits a little, since many entries listen after an awaited start-up step.
+ */
+async function listenedApp(): Promise<unknown> {
+  const deadline = Date.now() + LISTEN_WAIT_MS;
+  for (;;) {
+    for (const server of listening.toReversed()) {
+      const listener = server.listeners('request')[0];
+      if (isApp(listener)) return listener;
+    }
+    const fastify = lastFastifyApp();
+    if (fastify !== undefined) return fastify;
+    if (Date.now() > deadline) return undefined;
+    await new Promise((done) => setTimeout(done, 50));
+  }
 }
 
 function looksLikeApp(value: object): boolean {
   return 'fetch' in value || 'use' in value || 'route' in value || 'register' in value;
 }
 
-const IMPORT = /^[ \t]*import\s+(?:type\s+)?(?:[\w*{}\s,$]+\s+from\s*)?['"][^'"\n]+['"][ \t]*;?[ \t]*$/gm;
-
 /**
  * Runs a snippet as the app would: its imports resolved from the project root, top-level await allowed, and
- * the value of the last expression returned (found by trying the shortest tail that parses as an expression).
+ * the value of the last expression returned (found by a TypeScript parser, see `snippet.ts`).
  */
 async function execute(root: string, code: string): Promise<{ result: string; logs: string[] }> {
   const jiti = await jitiFor(root);
-  const imports = code.match(IMPORT) ?? [];
-  const lines = code.replace(IMPORT, '').trimEnd().split('\n');
-  const parses = (body: string) =>
-    !jiti
-      .transform({
-        source: `${imports.join('\n')}\nexport default async function run() {\n${body}\n}`,
-        ts: true,
-      })
-      .includes('__JITI_ERROR__');
-  let body = lines.join('\n');
-  for (let take = 1; take <= Math.min(lines.length, 40); take++) {
-    const tail = lines.slice(-take).join('\n').trim().replace(/;+$/, '');
-    if (tail === '') continue;
-    const candidate = `${lines.slice(0, -take).join('\n')}\nreturn (\n${tail}\n);`;
-    if (parses(candidate)) {
-      body = candidate;
-      break;
-    }
+  const module = snippetModule(code);
+  if (!module.ok) {
+    // The parser's message says where; a stack of assist's own frames would only hide it.
+    const error = new Error(module.error);
+    error.stack = module.error;
+    throw error;
   }
-  if (!parses(body)) throw new Error('The code does not parse as TypeScript.');
   // A real file in the project so relative imports resolve as they do in the app.
   const file = executeFile(root, process.pid);
-  writeFileSync(file, `${imports.join('\n')}\nexport default async function run() {\n${body}\n}\n`);
+  writeFileSync(file, module.source);
   try {
     const fn = (await jiti.import(file, { default: true })) as () => Promise<unknown>;
     const value = await fn();

@@ -109,6 +109,13 @@ interface FastifyRouteOptions {
   handler?: unknown;
 }
 
+const fastifyApps: object[] = [];
+
+/** The root fastify instance made last (plugins' encapsulated instances are not made by the factory). */
+export function lastFastifyApp(): object | undefined {
+  return fastifyApps.at(-1);
+}
+
 /** Wraps the fastify factory so each instance records its routes, the encapsulated plugins' ones included. */
 function recordFastifyRoutes(factory: (...args: unknown[]) => unknown): (...args: unknown[]) => unknown {
   const wrapped = function fastify(...args: unknown[]) {
@@ -117,6 +124,7 @@ function recordFastifyRoutes(factory: (...args: unknown[]) => unknown): (...args
     };
     const routes: FastifyRouteOptions[] = [];
     app[FASTIFY_ROUTES] = routes;
+    fastifyApps.push(app);
     app.addHook('onRoute', (route) => {
       routes.push({ method: route.method, url: route.url, handler: route.handler });
     });

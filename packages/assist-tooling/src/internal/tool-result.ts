@@ -8,6 +8,30 @@ export function jsonResult(value: unknown): CallToolResult {
   return textResult(JSON.stringify(value));
 }
 
+/**
+ * A JSON answer that stays valid JSON under `max` characters: when it is longer, the list at `key` is cut
+ * to what fits and `truncated` tells how many items were shown of how many.
+ */
+export function jsonResultWithin<T extends object>(value: T, key: keyof T & string, max = MAX_RESULT_CHARS) {
+  const full = JSON.stringify(value);
+  const list = value[key];
+  if (full.length <= max || !Array.isArray(list)) return textResult(full);
+  const shown = (count: number) =>
+    JSON.stringify({
+      ...value,
+      [key]: list.slice(0, count),
+      truncated: { [key]: { shown: count, total: list.length }, note: `Only the first ${count} ${key} fit.` },
+    });
+  let low = 0;
+  let high = list.length;
+  while (low < high) {
+    const mid = Math.ceil((low + high) / 2);
+    if (shown(mid).length <= max) low = mid;
+    else high = mid - 1;
+  }
+  return textResult(shown(low));
+}
+
 export function textResult(text: string): CallToolResult {
   const cut =
     text.length > MAX_RESULT_CHARS

@@ -27,7 +27,8 @@ export function findAppEntry(root: string, configured: string | undefined): stri
   return guess ?? (readPackageJson(root) as { main?: string } | undefined)?.main;
 }
 
-type RouteList = { framework: string; routes: AppRoute[] };
+/** The routes and where they came from: the framework and, for apps loaded from code, the entry module. */
+type RouteList = { framework: string; entry?: string; routes: AppRoute[] };
 
 async function loadRoutes(context: ToolContext): Promise<RouteList | string> {
   const project = readProject(context.root);
@@ -40,7 +41,7 @@ async function loadRoutes(context: ToolContext): Promise<RouteList | string> {
     ROUTES_TIMEOUT_MS,
   );
   return outcome.ok
-    ? outcome.value
+    ? { framework: outcome.value.framework, entry, routes: outcome.value.routes }
     : `Could not read the routes of ${entry}: ${outcome.error.split('\n    at ')[0]}`;
 }
 
@@ -48,8 +49,8 @@ export const listRoutes = defineTool({
   name: 'list-routes',
   title: 'List routes',
   description:
-    "The app's routes (hono, express, fastify, Next.js): method, path and handler name. Loads the app in a separate " +
-    'process that cannot bind ports. Filter by path text or method; paged with cursor.',
+    "The app's routes (hono, express, fastify, Next.js): method, path and handler name, and the entry module loaded. " +
+    'Loads the app in a separate process that cannot bind ports. Filter by path text or method; paged with cursor.',
   input: {
     filter: z.string().optional().describe('Keep routes whose path or handler contains this text.'),
     method: z.string().optional().describe('Keep routes of this HTTP method.'),
@@ -67,7 +68,7 @@ export const listRoutes = defineTool({
         (method === undefined || route.method === method.toUpperCase() || route.method === 'ALL') &&
         (needle === undefined || `${route.path} ${route.handler ?? ''}`.toLowerCase().includes(needle)),
     );
-    return jsonResult({ framework: list.framework, ...paginate(routes, cursor, 100) });
+    return jsonResult({ framework: list.framework, entry: list.entry, ...paginate(routes, cursor, 100) });
   },
 });
 
@@ -111,7 +112,7 @@ export const getRoute = defineTool({
     );
     return matches.length === 0
       ? errorResult(`No route answers ${method ? `${method.toUpperCase()} ` : ''}${path}.`)
-      : jsonResult({ framework: list.framework, routes: matches });
+      : jsonResult({ framework: list.framework, entry: list.entry, routes: matches });
   },
 });
 

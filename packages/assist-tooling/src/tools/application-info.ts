@@ -1,8 +1,9 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse as parseYaml } from 'yaml';
+import { z } from 'zod';
 import { findDatabaseConnections } from '../database-connections.js';
-import { errorResult, jsonResult } from '../internal/tool-result.js';
+import { errorResult, jsonResultWithin } from '../internal/tool-result.js';
 import { readLockfileVersions } from '../lockfile.js';
 import { readPackageJson, readProject } from '../project.js';
 import { defineTool, type ToolContext } from './tool.js';
@@ -57,7 +58,10 @@ export interface ApplicationInfo {
   workspaces: string[];
   frameworks: Record<string, string>;
   databases: { engines: string[]; packages: Record<string, string> };
-  /** Installed packages; `lockfile: true` marks a direct dependency missing from node_modules whose version the lockfile records. */
+  /**
+   * Direct dependencies (or every installed package when asked); `lockfile: true` marks a direct dependency
+   * missing from node_modules whose version the lockfile records.
+   */
   packages: { name: string; version: string; direct: boolean; lockfile?: true }[];
 }
 
@@ -90,7 +94,10 @@ function lockedOnly(root: string, installed: Set<string>): ApplicationInfo['pack
 }
 
 /** Reads what the `application-info` tool reports, or an error message when the project is unreadable. */
-export function readApplicationInfo(context: ToolContext): ApplicationInfo | { error: string } {
+export function readApplicationInfo(
+  context: ToolContext,
+  dependencies: 'direct' | 'all' = 'direct',
+): ApplicationInfo | { error: string } {
   const project = readProject(context.root);
   if (!project.ok) return { error: project.error.message };
   const { name, nodeVersion, packageManager, packages } = project.value;
@@ -115,22 +122,32 @@ export function readApplicationInfo(context: ToolContext): ApplicationInfo | { e
       packages: versionsOf(DATABASE_PACKAGES),
     },
     packages: [
-      ...[...packages.values()].map((pkg) => ({ name: pkg.name, version: pkg.version, direct: pkg.direct })),
+      ...[...packages.values()]
+        .filter((pkg) => pkg.direct || dependencies === 'all')
+        .map((pkg) => ({ name: pkg.name, version: pkg.version, direct: pkg.direct })),
       ...lockedOnly(context.root, new Set(packages.keys())),
     ],
   };
 }
 
+/** Past this many characters the package list is cut (the answer stays valid JSON). */
+const MAX_INFO_CHARS = 20_000;
+
 export const applicationInfo = defineTool({
   name: 'application-info',
   title: 'Application info',
   description:
-    'Node and TypeScript versions, package manager, workspaces, frameworks, database engines and every installed ' +
-    'package with its exact version. Call it first so your code matches the versions in use.',
-  input: {},
+    'Node and TypeScript versions, module type, package manager, workspaces, frameworks, database engines and the ' +
+    'direct dependencies with their exact installed versions. Call it first so your code matches the versions in use.',
+  input: {
+    dependencies: z
+      .enum(['direct', 'all'])
+      .default('direct')
+      .describe('"direct" (default): packages named in package.json; "all": every installed package.'),
+  },
   readOnly: true,
-  run: (_args, context) => {
-    const info = readApplicationInfo(context);
-    return 'error' in info ? errorResult(info.error) : jsonResult(info);
+  run: ({ dependencies }, context) => {
+    const info = readApplicationInfo(context, dependencies);
+    return 'error' in info ? errorResult(info.error) : jsonResultWithin(info, 'packages', MAX_INFO_CHARS);
   },
 });

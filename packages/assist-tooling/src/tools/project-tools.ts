@@ -127,8 +127,13 @@ export const configRead = defineTool({
   title: 'Config read',
   description:
     "The app's configuration: variables from its .env files and config/ JSON files (node-config style), secrets redacted. " +
-    'Give a dot path (env.DATABASE_URL, config.mail.from) to read one value.',
-  input: { key: z.string().optional().describe('A dot path: env.NAME, config.a.b, or assist.mcp.') },
+    'Give a variable name (APP_URL) or a dot path (env.DATABASE_URL, config.mail.from) to read one value.',
+  input: {
+    key: z
+      .string()
+      .optional()
+      .describe('A variable name (APP_URL) or a dot path: env.NAME, config.a.b, assist.mcp.'),
+  },
   readOnly: true,
   run: ({ key }, context) => {
     const env = context.env();
@@ -143,8 +148,15 @@ export const configRead = defineTool({
       Object.assign(config, readJson(join(configDir, name)) as object | undefined);
     }
     const tree = { env: shownEnv, config: redactTree(config), assist: context.config };
-    const value = lookup(tree, key);
-    if (value === undefined) return errorResult(`Nothing at "${key}". Top-level keys: env, config, assist.`);
+    // A bare name such as APP_URL is read as env.APP_URL (unless it names a top-level key).
+    const path = key !== undefined && !key.includes('.') && !(key in tree) ? `env.${key}` : key;
+    const value = lookup(tree, path);
+    if (value === undefined)
+      return errorResult(
+        path === `env.${key}`
+          ? `No variable ${key} in the app's .env files (${Object.keys(shownEnv).length} defined; read "env" to list them).`
+          : `Nothing at "${key}". Top-level keys: env, config, assist; or a variable name such as APP_URL.`,
+      );
     return jsonResult(value);
   },
 });

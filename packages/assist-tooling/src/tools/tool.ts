@@ -1,6 +1,7 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { z } from 'zod';
 import type { AssistConfig } from '../config.js';
+import type { DocsSearch } from '../docs-index.js';
 
 /** What every tool call gets: the project root, its assist config, and the app's environment read afresh. */
 export interface ToolContext {
@@ -8,6 +9,8 @@ export interface ToolContext {
   config: AssistConfig;
   /** The app's `.env` files under the server's own environment; read at each call so edits show up. */
   env(): Record<string, string>;
+  /** The documentation index of the project's packages, shared by every call of the server. */
+  docs: DocsSearch;
 }
 
 /** One MCP tool of the assist server: name, zod input shape, whether it only reads, and what it does. */
