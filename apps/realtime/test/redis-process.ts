@@ -25,9 +25,11 @@ export interface RedisProcess {
   restart(): Promise<void>;
 }
 
-async function waitForPing(port: number, timeoutMs = 5000): Promise<void> {
+async function waitForPing(port: number, child?: ChildProcess, timeoutMs = 30_000): Promise<void> {
   const until = Date.now() + timeoutMs;
   while (Date.now() < until) {
+    if (child && child.exitCode !== null)
+      throw new Error(`redis-server on ${port} exited with ${child.exitCode}`);
     const ping = spawnSync('redis-cli', ['-p', String(port), 'ping'], { encoding: 'utf8' });
     if (ping.stdout.trim() === 'PONG') return;
     await new Promise((resolve) => setTimeout(resolve, 50));
@@ -55,15 +57,27 @@ async function kill(child: ChildProcess): Promise<void> {
 
 /** Starts a standalone redis-server on a free port. */
 export async function startRedis(): Promise<RedisProcess> {
-  const port = await freePort();
+  // Another process may take the free port before redis binds it (other suites run on this machine): then
+  // redis-server exits at once and another port is tried.
+  let port = await freePort();
   let child = launch(port);
-  await waitForPing(port);
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await waitForPing(port, child);
+      break;
+    } catch (error) {
+      await kill(child);
+      if (attempt >= 3) throw error;
+      port = await freePort();
+      child = launch(port);
+    }
+  }
   return {
     port,
     stop: () => kill(child),
     restart: async () => {
       child = launch(port);
-      await waitForPing(port);
+      await waitForPing(port, child);
     },
   };
 }

@@ -27,10 +27,17 @@ async function cli(port: number, ...args: string[]): Promise<string> {
   return stdout.trim();
 }
 
-async function until(check: () => Promise<boolean>, what: string, timeoutMs = 10_000): Promise<void> {
+async function until(check: () => Promise<boolean>, what: string, timeoutMs = 30_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    if (await check().catch(() => false)) return;
+    let ok = false;
+    try {
+      ok = await check();
+    } catch (error) {
+      // A check that knows it can never pass (the process exited) says so; a refused connection just waits.
+      if (error instanceof Error && error.message.startsWith('redis-server exited')) throw error;
+    }
+    if (ok) return;
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
@@ -54,15 +61,30 @@ function exited(child: ChildProcess): Promise<void> {
 
 /** Starts a redis-server without persistence on a free port (or `port`), with extra arguments. */
 export async function startRedis(extra: readonly string[] = [], port?: number): Promise<RedisProcess> {
-  const chosen = port ?? (await freePort());
+  // A free port can be taken by another process before redis binds it (the machine runs other suites): then the
+  // server exits at once, and a new port is tried.
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await startRedisOn(extra, port ?? (await freePort()));
+    } catch (error) {
+      if (port !== undefined || attempt >= 3) throw error;
+    }
+  }
+}
+
+async function startRedisOn(extra: readonly string[], chosen: number): Promise<RedisProcess> {
   let child: ChildProcess | undefined;
   const launch = async () => {
-    child = spawn(
+    const started = spawn(
       'redis-server',
       ['--port', String(chosen), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', ...extra],
       { stdio: 'ignore' },
     );
-    await until(async () => (await cli(chosen, 'PING')) === 'PONG', `redis on ${chosen}`);
+    child = started;
+    await until(async () => {
+      if (started.exitCode !== null) throw new Error(`redis-server exited with ${started.exitCode}`);
+      return (await cli(chosen, 'PING')) === 'PONG';
+    }, `redis on ${chosen}`);
   };
   const kill = async () => {
     if (!child) return;
