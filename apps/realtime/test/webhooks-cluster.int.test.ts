@@ -1,0 +1,126 @@
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startWebhookReceiver, type WebhookReceiver } from '@herald/webhooks/testing';
+import Pusher from 'pusher';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { socket } from './raw-socket.js';
+import { type RedisProcess, startRedis } from './redis-process.js';
+import { type RunningBin, startBin } from './run-bin.js';
+
+const APP = { id: 'shop', key: 'shop-key', secret: 'shop-secret' };
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+type Event = { name: string; channel: string; user_id?: string };
+
+function nodeConfig(prefix: string, nodeId: string, redisPort: number, hook: string): string {
+  const cwd = mkdtempSync(join(tmpdir(), `herald-wh-${nodeId}-`));
+  writeFileSync(
+    join(cwd, 'realtime.config.json'),
+    JSON.stringify({
+      applications: [
+        {
+          ...APP,
+          webhooks: [
+            {
+              url: hook,
+              event_types: ['channel_occupied', 'channel_vacated', 'member_added', 'member_removed'],
+            },
+          ],
+        },
+      ],
+      webhooks: { batching: { enabled: false } },
+      scaling: {
+        enabled: true,
+        prefix,
+        node_id: nodeId,
+        heartbeat_ms: 200,
+        dead_after_ms: 1000,
+        server: { url: `redis://127.0.0.1:${redisPort}` },
+      },
+    }),
+  );
+  return cwd;
+}
+
+describe('webhooks across three nodes on one Redis', () => {
+  let redis: RedisProcess;
+  let receiver: WebhookReceiver;
+  let nodes: RunningBin[];
+  let verifier: Pusher;
+
+  beforeAll(async () => {
+    redis = await startRedis();
+    receiver = await startWebhookReceiver();
+    const prefix = `w${randomBytes(4).toString('hex')}:`;
+    nodes = [];
+    for (const id of ['n0', 'n1', 'n2']) {
+      nodes.push(await startBin([], { cwd: nodeConfig(prefix, id, redis.port, receiver.url) }));
+    }
+    verifier = new Pusher({ appId: APP.id, key: APP.key, secret: APP.secret, host: '127.0.0.1', port: '1' });
+  });
+
+  afterAll(async () => {
+    await Promise.all(nodes.map((node) => node.stop()));
+    await receiver?.close();
+    await redis?.stop();
+  });
+
+  /** Every event received so far, each request verified with the pusher SDK. */
+  const events = (): Event[] =>
+    receiver.requests.flatMap((request) => {
+      const webhook = verifier.webhook({ headers: request.headers, rawBody: request.rawBody });
+      expect(webhook.isValid()).toBe(true);
+      return webhook.getEvents() as Event[];
+    });
+  const of = (channel: string) => events().filter((event) => event.channel === channel);
+
+  it('reports occupied for the first subscriber anywhere and vacated after the last, once each', async () => {
+    const [n0, n1] = nodes as [RunningBin, RunningBin];
+    const first = await socket(n0.port, '', APP);
+    const second = await socket(n1.port, '', APP);
+    await first.subscribe('orders');
+    await second.subscribe('orders');
+    await receiver.waitFor(() => of('orders').length >= 1);
+    first.send({ event: 'pusher:unsubscribe', data: { channel: 'orders' } });
+    await sleep(300);
+    expect(of('orders')).toEqual([{ name: 'channel_occupied', channel: 'orders' }]);
+    second.send({ event: 'pusher:unsubscribe', data: { channel: 'orders' } });
+    await receiver.waitFor(() => of('orders').length >= 2);
+    await sleep(300);
+    expect(of('orders')).toEqual([
+      { name: 'channel_occupied', channel: 'orders' },
+      { name: 'channel_vacated', channel: 'orders' },
+    ]);
+    first.ws.close();
+    second.ws.close();
+  });
+
+  it('adds a presence member once for sockets on two nodes, and a SIGKILLed node removes it and vacates once', async () => {
+    const [n0, , n2] = nodes as [RunningBin, RunningBin, RunningBin];
+    const member = JSON.stringify({ user_id: 'ada' });
+    const onFirst = await socket(n0.port, '', APP);
+    const onLast = await socket(n2.port, '', APP);
+    await onFirst.subscribe('presence-lab', member);
+    await onLast.subscribe('presence-lab', member);
+    await receiver.waitFor(() => of('presence-lab').length >= 2);
+    onFirst.send({ event: 'pusher:unsubscribe', data: { channel: 'presence-lab' } });
+    await sleep(300);
+    expect(of('presence-lab')).toEqual([
+      { name: 'channel_occupied', channel: 'presence-lab' },
+      { name: 'member_added', channel: 'presence-lab', user_id: 'ada' },
+    ]);
+
+    // The node holding the last socket dies without a word: a survivor reaps it and reports both changes once.
+    (nodes[2] as RunningBin).child.kill('SIGKILL');
+    await receiver.waitFor(() => of('presence-lab').length >= 4, 30_000);
+    await sleep(1500);
+    expect(of('presence-lab')).toEqual([
+      { name: 'channel_occupied', channel: 'presence-lab' },
+      { name: 'member_added', channel: 'presence-lab', user_id: 'ada' },
+      { name: 'member_removed', channel: 'presence-lab', user_id: 'ada' },
+      { name: 'channel_vacated', channel: 'presence-lab' },
+    ]);
+    onFirst.ws.close();
+  });
+});
