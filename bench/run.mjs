@@ -93,6 +93,9 @@ for (const [index, scenario] of list.entries()) {
       });
       const figures = await withTimeout(scenario.run(target, { processes, log }), 300_000, scenario.name);
       row = { scenario: scenario.name, target: name, ...figures };
+      // The silent receiver's count shows the webhooks really went out during the run.
+      const hooks = target.webhookRequests?.();
+      if (hooks !== undefined) row.webhook_requests = hooks;
     } catch (error) {
       row = { scenario: scenario.name, target: name, error: String(error?.message ?? error) };
       log(`${scenario.name} on ${name} failed: ${row.error}${target ? ` (log: ${target.logFile})` : ''}`);
@@ -163,6 +166,7 @@ if (targets.includes('herald') && targets.includes('soketi')) header.push('Heral
 if (targets.includes('herald') && targets.includes('ceiling')) header.push('Herald/ceiling');
 if (targets.includes('herald-portable') && targets.includes('herald')) header.push('portable/uws');
 if (targets.includes('herald-portable') && targets.includes('soketi')) header.push('portable/soketi');
+if (targets.includes('herald-webhooks') && targets.includes('herald')) header.push('webhooks/plain');
 lines.push(`| ${header.join(' | ')} |`, `|${header.map((_, i) => (i < 2 ? '---' : '---:')).join('|')}|`);
 for (const scenario of list) {
   for (const key of scenario.figures) {
@@ -174,6 +178,7 @@ for (const scenario of list) {
     const portable = find(scenario.name, 'herald-portable')?.[key];
     if (header.includes('portable/uws')) cells.push(ratio(portable, herald));
     if (header.includes('portable/soketi')) cells.push(ratio(portable, find(scenario.name, 'soketi')?.[key]));
+    if (header.includes('webhooks/plain')) cells.push(ratio(find(scenario.name, 'herald-webhooks')?.[key], herald));
     lines.push(`| ${cells.join(' | ')} |`);
   }
 }

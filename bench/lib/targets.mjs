@@ -9,7 +9,9 @@ import { fileURLToPath } from 'node:url';
 export const APP = { id: 'bench', key: 'bench-key', secret: 'bench-secret' };
 // `herald-portable` is the same server forced onto the portable transport (node:http + ws), as it runs wherever no
 // native uWebSockets.js build loads.
-export const TARGETS = ['herald', 'herald-portable', 'soketi', 'ceiling'];
+// `herald-webhooks` is Herald with every webhook event type on, sent to a receiver that never answers (the worst
+// receiver: each request waits for its timeout, then retries), to show what webhooks cost the hot paths.
+export const TARGETS = ['herald', 'herald-portable', 'herald-webhooks', 'soketi', 'ceiling'];
 
 const benchDir = fileURLToPath(new URL('..', import.meta.url));
 const rootDir = fileURLToPath(new URL('../..', import.meta.url));
@@ -61,7 +63,45 @@ export async function freePort() {
   });
 }
 
-function heraldConfig(port) {
+/** A webhook receiver that accepts connections and never answers; returns its URL and a stop function. */
+async function startSilentReceiver() {
+  const { createServer: createHttpServer } = await import('node:http');
+  const held = new Set();
+  let requests = 0;
+  const server = createHttpServer((req, res) => {
+    requests += 1;
+    held.add(res);
+    req.resume();
+  });
+  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${server.address().port}/webhooks`,
+    requests: () => requests,
+    stop: () =>
+      new Promise((resolve) => {
+        for (const res of held) res.destroy();
+        server.closeAllConnections();
+        server.close(resolve);
+      }),
+  };
+}
+
+function heraldConfig(port, webhookUrl) {
+  const webhooks = webhookUrl
+    ? [
+        {
+          url: webhookUrl,
+          event_types: [
+            'channel_occupied',
+            'channel_vacated',
+            'member_added',
+            'member_removed',
+            'client_event',
+            'cache_miss',
+          ],
+        },
+      ]
+    : [];
   return {
     default: 'herald',
     servers: {
@@ -88,6 +128,7 @@ function heraldConfig(port) {
         max_event_payload_in_kb: 100,
         max_event_batch_size: 100,
         max_event_channels_at_once: 100,
+        webhooks,
       },
     ],
     rate_limiter: { enabled: false },
@@ -153,9 +194,11 @@ export async function startTarget(name, options = {}) {
   if (options.profileDir) node.push('--cpu-prof', `--cpu-prof-dir=${options.profileDir}`);
   let args;
   let env = { ...process.env };
-  if (name === 'herald' || name === 'herald-portable') {
+  let receiver;
+  if (name === 'herald' || name === 'herald-portable' || name === 'herald-webhooks') {
+    receiver = name === 'herald-webhooks' ? await startSilentReceiver() : undefined;
     const configFile = `${workDir}/herald-bench.json`;
-    writeFileSync(configFile, JSON.stringify(heraldConfig(port), null, 2));
+    writeFileSync(configFile, JSON.stringify(heraldConfig(port, receiver?.url), null, 2));
     const bin = `${rootDir}apps/realtime/dist/bin.js`;
     if (!existsSync(bin)) throw new Error(`${bin} is missing: run \`pnpm build\` first`);
     args = [...node, bin, 'server', '--host', '127.0.0.1', '--port', String(port), '--config', configFile];
@@ -190,12 +233,16 @@ export async function startTarget(name, options = {}) {
     rssKiB: () => readRssKiB(child.pid),
     cpuSeconds: () => readCpuSeconds(child.pid),
     alive: () => child.exitCode === null,
+    /** Requests the silent webhook receiver got (herald-webhooks only). */
+    webhookRequests: () => receiver?.requests(),
     async stop() {
-      if (child.exitCode !== null) return;
-      child.kill('SIGTERM');
-      const timer = setTimeout(() => child.kill('SIGKILL'), 8000);
-      await exited;
-      clearTimeout(timer);
+      if (child.exitCode === null) {
+        child.kill('SIGTERM');
+        const timer = setTimeout(() => child.kill('SIGKILL'), 8000);
+        await exited;
+        clearTimeout(timer);
+      }
+      await receiver?.stop();
     },
   };
 }
