@@ -18,7 +18,9 @@ export interface ClusterDelivery {
 export type ClusterMessage =
   | { readonly type: 'deliver'; readonly delivery: ClusterDelivery }
   | { readonly type: 'terminate'; readonly appId: string; readonly userId: string }
-  | { readonly type: 'restart' };
+  | { readonly type: 'restart' }
+  /** A node's subscriber count of a channel changed: nodes holding subscribers re-read the cluster's count. */
+  | { readonly type: 'count'; readonly appId: string; readonly channel: string };
 
 /** A presence socket held by this node, for rebuilding its share of the state. */
 export interface LocalPresence {
@@ -64,6 +66,8 @@ export interface ClusterListener {
   restart(): void;
   /** This node's current share, re-written after a reconnect. */
   localState(): LocalClusterState;
+  /** Another node's subscriber count of a channel changed (see the `count` message). */
+  countChanged?(appId: string, channel: string): void;
   /** A channel change this node is the one to report (e.g. as a webhook). Optional for adapters and servers. */
   channelChanged?(change: ClusterChannelChange): void;
 }

@@ -45,6 +45,7 @@ export function createMemoryCluster(): MemoryCluster {
       queueMicrotask(() => {
         if (message.type === 'deliver') listener.deliver(message.delivery);
         else if (message.type === 'terminate') listener.terminate(message.appId, message.userId);
+        else if (message.type === 'count') listener.countChanged?.(message.appId, message.channel);
         else listener.restart();
       });
     }

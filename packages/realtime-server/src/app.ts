@@ -37,6 +37,13 @@ export interface RealtimeApp {
   readonly maxChannelNameLength?: number;
   /** Seconds a cache channel keeps its last event. Default 1800 (Pusher keeps it 30 minutes). */
   readonly cacheTtl?: number;
+  /**
+   * Send `pusher_internal:subscription_count` to the subscribers of non-presence channels when the channel's
+   * (cluster-wide) count changes, at most once per channel every `subscriptionCountIntervalMs`. Default false.
+   */
+  readonly enableSubscriptionCount?: boolean;
+  /** The shortest time between two subscription count updates of one channel. Default 500 ms. */
+  readonly subscriptionCountIntervalMs?: number;
   /** Client events one socket may send per second (Pusher allows 10); over it, 4301. Off when absent. */
   readonly maxClientEventsPerSecond?: number;
   /** Frames of any kind one socket may send per second; over it, 4301. Off when absent. */
@@ -64,6 +71,8 @@ export interface ResolvedApp {
   readonly maxEventNameLength: number;
   readonly maxChannelNameLength: number;
   readonly cacheTtlMs: number;
+  readonly subscriptionCount: boolean;
+  readonly subscriptionCountIntervalMs: number;
   readonly connectionLimits: ConnectionLimits;
 }
 
@@ -94,6 +103,8 @@ export function resolveApp(app: RealtimeApp, fallbacks: AppFallbacks): ResolvedA
     maxEventNameLength: app.maxEventNameLength ?? DefaultLimits.maxEventNameLength,
     maxChannelNameLength: app.maxChannelNameLength ?? DefaultLimits.maxChannelNameLength,
     cacheTtlMs: (app.cacheTtl ?? 1800) * 1000,
+    subscriptionCount: app.enableSubscriptionCount ?? false,
+    subscriptionCountIntervalMs: app.subscriptionCountIntervalMs ?? 500,
     connectionLimits: {
       messagesPerSecond: app.maxMessagesPerSecond,
       clientEventsPerSecond: app.maxClientEventsPerSecond,

@@ -17,6 +17,7 @@ import {
   encodePing,
   encodePong,
   encodeSigninSuccess,
+  encodeSubscriptionCount,
   encodeSubscriptionError,
   encodeSubscriptionSucceeded,
   type FrameError,
@@ -153,6 +154,13 @@ interface AppState {
   readonly users: Map<string, Set<Socket>>;
   readonly metrics: AppMetrics;
   readonly limiter: SocketRateLimiter;
+  /** Channels with a subscription count update due, and the count each was last told. */
+  readonly counts: SubscriptionCounts;
+}
+
+interface SubscriptionCounts {
+  readonly due: Map<string, NodeJS.Timeout>;
+  readonly told: Map<string, number>;
 }
 
 // Per-socket state stays small: a few scalars, the subscribed channel names and, only on presence channels,
@@ -304,6 +312,7 @@ export function createRealtimeServer(options: RealtimeServerOptions): RealtimeSe
         subscriptions: metrics.subscriptions.labels(label),
       },
       limiter: new SocketRateLimiter(config.connectionLimits, config.id),
+      counts: { due: new Map(), told: new Map() },
     };
     appsByKey.set(config.key, state);
     appsById.set(config.id, state);
@@ -448,6 +457,7 @@ export function createRealtimeServer(options: RealtimeServerOptions): RealtimeSe
     state.subscribers += 1;
     app.metrics.subscriptions.inc();
     cluster?.setLocalSubscriptions(app.config.id, channel, state.subscribers);
+    countChanged(app, channel, traits);
     if (member && state.roster) {
       if (!data.presence) data.presence = new Map();
       data.presence.set(channel, member.userId);
@@ -582,6 +592,7 @@ export function createRealtimeServer(options: RealtimeServerOptions): RealtimeSe
     if (!state) return;
     state.subscribers -= 1;
     cluster?.setLocalSubscriptions(app.config.id, channel, Math.max(0, state.subscribers));
+    countChanged(app, channel, describeChannel(channel));
     if (state.roster) {
       data.presence?.delete(channel);
       const change = state.roster.leave(data.socketId);
@@ -610,6 +621,58 @@ export function createRealtimeServer(options: RealtimeServerOptions): RealtimeSe
     transport.publish(topic, frame);
     countBroadcast(app, topic, frame, 0);
     cluster?.broadcast({ type: 'deliver', delivery: { appId: app.config.id, channel, frame } });
+  }
+
+  // ---- subscription counts ---------------------------------------------------------------------------------
+  // Throttled, trailing: a change (here, or told by another node) schedules one update of the channel after the
+  // app's interval; the count is read when the update goes out, so a burst of joins costs one frame per interval
+  // and the last frame always carries the count after the burst. Each node tells its own subscribers.
+
+  function countChanged(app: AppState, channel: string, traits: ChannelTraits): void {
+    if (!app.config.subscriptionCount || traits.presence) return;
+    if (cluster) cluster.broadcast({ type: 'count', appId: app.config.id, channel });
+    scheduleCount(app, channel);
+  }
+
+  function scheduleCount(app: AppState, channel: string): void {
+    if (app.counts.due.has(channel)) return;
+    const timer = setTimeout(() => {
+      app.counts.due.delete(channel);
+      sendCount(app, channel);
+    }, app.config.subscriptionCountIntervalMs);
+    timer.unref();
+    app.counts.due.set(channel, timer);
+  }
+
+  function sendCount(app: AppState, channel: string): void {
+    const local = app.channels.get(channel)?.subscribers ?? 0;
+    if (local <= 0) {
+      app.counts.told.delete(channel);
+      return;
+    }
+    const tell = (count: number) => {
+      // The app may have been reloaded meanwhile: only its current state is told.
+      if (appsById.get(app.config.id) !== app || !app.channels.has(channel)) return;
+      if (app.counts.told.get(channel) === count) return;
+      app.counts.told.set(channel, count);
+      const frame = encodeSubscriptionCount(channel, count);
+      const topic = topicOf(app, channel);
+      transport.publish(topic, frame);
+      countBroadcast(app, topic, frame, 0);
+    };
+    if (!cluster) {
+      tell(local);
+      return;
+    }
+    cluster.channel(app.config.id, channel).then(
+      guard('subscription count', (counts: Awaited<ReturnType<ClusterAdapter['channel']>>) =>
+        tell(Math.max(counts.subscriptionCount, local)),
+      ),
+      (error: unknown) => {
+        clusterFailed('subscription count')(error);
+        tell(local);
+      },
+    );
   }
 
   /** Sends an encoded frame to this node's subscribers of a channel, skipping one socket if it is here. */
@@ -1123,6 +1186,10 @@ export function createRealtimeServer(options: RealtimeServerOptions): RealtimeSe
       else dropConnections('Server is restarting');
     }),
     localState,
+    countChanged: guard('cluster count change', (appId: string, channel: string) => {
+      const app = appsById.get(appId);
+      if (app?.config.subscriptionCount && app.channels.has(channel)) scheduleCount(app, channel);
+    }),
     channelChanged: guard('cluster channel change', (change: ClusterChannelChange) => {
       if (!appsById.has(change.appId)) return;
       const { appId, channel } = change;

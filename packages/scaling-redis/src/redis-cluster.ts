@@ -201,6 +201,7 @@ export function createRedisClusterNode(options: RedisClusterOptions = {}): Redis
     try {
       if (message.type === 'deliver') listener.deliver(message.delivery);
       else if (message.type === 'terminate') listener.terminate(message.appId, message.userId);
+      else if (message.type === 'count') listener.countChanged?.(message.appId, message.channel);
       else listener.restart();
     } catch (error) {
       metrics.error?.('listener');

@@ -34,6 +34,11 @@ describe('encodeWireMessage', () => {
       message: { type: 'restart' },
     });
   });
+
+  it('carries a count change with its app and channel', () => {
+    const count = { type: 'count', appId: 'a:1', channel: 'room-1' } as const;
+    expect(decodeWireMessage(encodeWireMessage('n', count))).toEqual({ nodeId: 'n', message: count });
+  });
 });
 
 describe('decodeWireMessage', () => {
@@ -43,6 +48,7 @@ describe('decodeWireMessage', () => {
     ['another version', '[2,"r","n"]\n'],
     ['an unknown type', '[1,"x","n"]\n'],
     ['a deliver without its fields', '[1,"d","n","1"]\n{}'],
+    ['a count without its channel', '[1,"c","n","1"]\n'],
     ['a header with a number where a string belongs', '[1,"t","n",1,"u"]\n'],
   ])('refuses %s', (_what, raw) => {
     expect(decodeWireMessage(raw)).toBeUndefined();

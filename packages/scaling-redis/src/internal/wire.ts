@@ -5,6 +5,7 @@ import type { ClusterMessage } from '@herald/protocol-core';
 //   [1, "d", nodeId, appId, channel, excludeSocketId]\n<frame>
 //   [1, "t", nodeId, appId, userId]\n
 //   [1, "r", nodeId]\n
+//   [1, "c", nodeId, appId, channel]\n
 const VERSION = 1;
 
 /** A message from another node, with the id of the node that sent it. */
@@ -24,6 +25,8 @@ export function encodeWireMessage(nodeId: string, message: ClusterMessage): stri
       return `${JSON.stringify([VERSION, 't', nodeId, message.appId, message.userId])}\n`;
     case 'restart':
       return `${JSON.stringify([VERSION, 'r', nodeId])}\n`;
+    case 'count':
+      return `${JSON.stringify([VERSION, 'c', nodeId, message.appId, message.channel])}\n`;
   }
 }
 
@@ -56,5 +59,8 @@ export function decodeWireMessage(raw: string): WireMessage | undefined {
     return { nodeId, message: { type: 'terminate', appId: a, userId: b } };
   }
   if (type === 'r') return { nodeId, message: { type: 'restart' } };
+  if (type === 'c' && a !== undefined && b !== undefined) {
+    return { nodeId, message: { type: 'count', appId: a, channel: b } };
+  }
   return undefined;
 }
