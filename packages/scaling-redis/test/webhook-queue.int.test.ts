@@ -207,4 +207,31 @@ describe('dispatchers sharing a Redis stream queue', () => {
     );
     expect(answered[0]!.receivedAt - killedAt).toBeLessThan(leaseMs + 10_000);
   }, 120_000);
+
+  it('keep new events while Redis is away and deliver them, in order, once it is back', async () => {
+    const own = await startRedis();
+    cleanups.push(() => own.kill());
+    const hook = await receiver();
+    const queue = createRedisWebhookQueue({ url: own.url, keyPrefix: prefix(), leaseMs: 5000, timeout: 1 });
+    opened.push(queue);
+    await queue.ready();
+    const apps = appsWith(hook.url);
+    const dispatcher = createWebhookDispatcher({
+      apps: (appId) => apps[appId],
+      queue,
+      batching: { enabled: false },
+      requestTimeoutMs: 2000,
+      pollMs: 20,
+    });
+    cleanups.push(() => dispatcher.close({ drainMs: 0 }));
+    const emitted = eventsFor(10);
+    for (const event of emitted.slice(0, 4)) dispatcher.emit('app-1', event);
+    await hook.waitFor((requests) => accepted(requests).length >= 8);
+    await own.kill();
+    for (const event of emitted.slice(4)) dispatcher.emit('app-1', event);
+    await sleep(500);
+    await own.restart(); // Empty: only what the dispatcher still holds can reach the receiver.
+    await hook.waitFor((requests) => accepted(requests).length >= emitted.length * 2, 60_000);
+    for (const target of ['a', 'b']) expect(accepted(byTarget(hook.requests, target))).toEqual(emitted);
+  }, 120_000);
 });
