@@ -195,6 +195,28 @@ describe('webhook delivery to a real receiver', () => {
     ]);
   });
 
+  it('sends an event once to a URL that several matching entries name, and separately per set of headers', async () => {
+    const hook = await receiver();
+    const app = appWith([
+      { url: hook.url, event_types: ['member_added'] },
+      {
+        url: hook.url,
+        event_types: ['member_added', 'member_removed'],
+        filter: { channel_name_starts_with: 'presence-' },
+      },
+      { url: hook.url, event_types: ['member_added'], headers: { 'X-Copy': 'audit' } },
+    ]);
+    const sender = dispatcher({ [APP_ID]: app }, unbatched);
+    sender.emit(APP_ID, webhookEvent.memberAdded('presence-room', 'u1'));
+    await hook.waitFor((requests) => requests.length >= 2);
+    await sender.close();
+    const event = { name: 'member_added', channel: 'presence-room', user_id: 'u1' };
+    expect(hook.requests.map((request) => [request.headers['x-copy'], verify(request)])).toEqual([
+      [undefined, { valid: true, events: [event] }],
+      ['audit', { valid: true, events: [event] }],
+    ]);
+  });
+
   it("adds a webhook's custom headers, never in place of the Pusher ones", async () => {
     const hook = await receiver();
     // Built by hand, past the config schema that would refuse the forged signature header.
@@ -435,6 +457,34 @@ describe('webhook delivery under load', () => {
         fields: { appId: 'broken', event: 'channel_occupied', error: 'store down' },
       },
     ]);
+  });
+});
+
+describe('apps that change', () => {
+  it('signs with the secret current at send time and drops the requests of an app that was removed', async () => {
+    const hook = await receiver();
+    hook.answer = () => 503;
+    const registry = new Registry();
+    const apps: Record<string, WebhookApp> = {
+      [APP_ID]: appWith([{ url: hook.url, event_types: ['channel_occupied'] }]),
+      'app-2': appWith([{ url: hook.url, event_types: ['channel_occupied'] }]),
+    };
+    const sender = dispatcher(apps, { ...unbatched, metrics: registry, retry: { baseMs: 50, maxMs: 50 } });
+    sender.emit(APP_ID, webhookEvent.channelOccupied('one'));
+    sender.emit('app-2', webhookEvent.channelOccupied('two'));
+    await hook.waitFor((requests) => requests.length >= 2);
+    const rotated = { key: APP.key, secret: 'rotated-secret' };
+    apps[APP_ID] = { ...rotated, webhooks: apps[APP_ID]!.webhooks };
+    delete apps['app-2'];
+    hook.answer = () => 200;
+    await hook.waitFor((requests) => requests.some((request) => request.status === 200));
+    await eventually(async () =>
+      (await registry.metrics()).includes(
+        'herald_webhook_dropped_events_total{app_id="app-2",reason="unknown_app"} 1',
+      ),
+    );
+    await sender.close();
+    expect(acceptedEvents(hook.requests, rotated)).toEqual([{ name: 'channel_occupied', channel: 'one' }]);
   });
 });
 
