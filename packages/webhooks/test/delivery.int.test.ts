@@ -461,21 +461,24 @@ describe('webhook delivery under load', () => {
 });
 
 describe('apps that change', () => {
-  it('signs with the secret current at send time and drops the requests of an app that was removed', async () => {
+  it('signs with the secret current at send time and drops the requests of a removed app or webhook', async () => {
     const hook = await receiver();
     hook.answer = () => 503;
     const registry = new Registry();
     const apps: Record<string, WebhookApp> = {
       [APP_ID]: appWith([{ url: hook.url, event_types: ['channel_occupied'] }]),
       'app-2': appWith([{ url: hook.url, event_types: ['channel_occupied'] }]),
+      'app-3': appWith([{ url: hook.url, event_types: ['channel_occupied'] }]),
     };
     const sender = dispatcher(apps, { ...unbatched, metrics: registry, retry: { baseMs: 50, maxMs: 50 } });
     sender.emit(APP_ID, webhookEvent.channelOccupied('one'));
     sender.emit('app-2', webhookEvent.channelOccupied('two'));
-    await hook.waitFor((requests) => requests.length >= 2);
+    sender.emit('app-3', webhookEvent.channelOccupied('three'));
+    await hook.waitFor((requests) => requests.length >= 3);
     const rotated = { key: APP.key, secret: 'rotated-secret' };
     apps[APP_ID] = { ...rotated, webhooks: apps[APP_ID]!.webhooks };
     delete apps['app-2'];
+    apps['app-3'] = appWith([{ url: `${hook.url}/elsewhere`, event_types: ['channel_occupied'] }]);
     hook.answer = () => 200;
     await hook.waitFor((requests) => requests.some((request) => request.status === 200));
     await eventually(async () =>
@@ -485,6 +488,36 @@ describe('apps that change', () => {
     );
     await sender.close();
     expect(acceptedEvents(hook.requests, rotated)).toEqual([{ name: 'channel_occupied', channel: 'one' }]);
+  });
+});
+
+describe('an app store that fails', () => {
+  it('counts a failed lookup at send time as a failed attempt and retries it', async () => {
+    const hook = await receiver();
+    const app = appWith([{ url: hook.url, event_types: ['channel_occupied'] }]);
+    let lookups = 0;
+    const logger = recordingLogger();
+    const sender = dispatcher(
+      {},
+      {
+        ...unbatched,
+        logger,
+        // The first lookup (at emit) answers; the next two (at send) fail as a store that is down would.
+        apps: () => {
+          lookups += 1;
+          if (lookups === 2 || lookups === 3) throw new Error('store down');
+          return app;
+        },
+      },
+    );
+    sender.emit(APP_ID, webhookEvent.channelOccupied('room'));
+    await hook.waitFor((requests) => requests.length >= 1);
+    expect(acceptedEvents(hook.requests)).toEqual([{ name: 'channel_occupied', channel: 'room' }]);
+    expect(
+      logger.lines
+        .filter((line) => line.message === 'webhook request failed; will retry')
+        .map((line) => line.fields?.error),
+    ).toEqual(['app lookup failed: store down', 'app lookup failed: store down']);
   });
 });
 
