@@ -477,6 +477,11 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
   })();
 
   let closed: Promise<void> | undefined;
+  const within = async (work: Promise<unknown>, ms: number) => {
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([work, new Promise((resolve) => (timer = setTimeout(resolve, ms)))]);
+    clearTimeout(timer);
+  };
   const until = async (done: () => boolean, deadline: number) => {
     while (!done() && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
   };
@@ -496,13 +501,22 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
         await until(() => claimRound > round && idle && inFlight.size === 0 && outbox.length === 0, deadline);
         stop.abort();
         wake?.();
-        await loop;
-        await Promise.allSettled([...inFlight]);
+        // Bounded: a queue that stopped answering (a stalled Redis connection) must not keep close() waiting.
+        await within(Promise.allSettled([loop, ...inFlight]), 5000);
         await until(() => !pumping, Date.now() + 1000);
         const lost = outbox.reduce((sum, job) => sum + job.events, 0);
         for (const job of outbox.splice(0)) metrics.dropped(job.appId, 'closed', job.events);
         if (lost > 0) logger.error('webhook events never reached the queue before close', { events: lost });
-        const left = await queue.depth().catch(() => undefined);
+        let left: number | undefined;
+        await within(
+          queue.depth().then(
+            (depth) => {
+              left = depth;
+            },
+            () => undefined,
+          ),
+          1000,
+        );
         if (left) logger.info('webhook events left in the queue at close', { events: left });
       })();
       return closed;
