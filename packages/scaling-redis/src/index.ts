@@ -9,3 +9,10 @@ export {
 export { createRedisCluster, type RedisClusterOptions, type ScalingMetrics } from './redis-cluster.js';
 export type { RedisRootNode, RedisServerOptions } from './redis-options.js';
 export { type PublishRestartOptions, publishRestart } from './restart.js';
+export {
+  type ClaimedWebhookQueueJob,
+  createRedisWebhookQueue,
+  type RedisWebhookQueue,
+  type RedisWebhookQueueOptions,
+  type WebhookQueueJob,
+} from './webhook-queue.js';

@@ -329,14 +329,8 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
     }
   };
 
-  const deliver = async (job: ClaimedWebhookJob) => {
-    const app = options.apps(job.appId);
-    if (!app) {
-      metrics.request(job.appId, 'dropped');
-      noteDrop(job.appId, 'unknown_app', job.events);
-      await settle('ack', job, queue.ack(job));
-      return;
-    }
+  /** Makes one request; resolves with the answer's status, or why there was none. */
+  const send = async (job: ClaimedWebhookJob, app: WebhookApp) => {
     const headers: Record<string, string> = {};
     for (const [name, value] of Object.entries(job.headers)) {
       // Never let a custom header stand in for the ones the receiver verifies.
@@ -348,22 +342,55 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
     headers['Content-Type'] = 'application/json';
     headers['X-Pusher-Key'] = app.key;
     headers['X-Pusher-Signature'] = signWebhook(app.secret, job.body);
-    let status: number | undefined;
-    let failure: string | undefined;
+    // One controller per request (rather than AbortSignal.any): nothing stays attached to the long-lived stop signal.
+    const request = new AbortController();
+    const timer = setTimeout(
+      () => request.abort(new Error(`no answer within ${requestTimeoutMs} ms`)),
+      requestTimeoutMs,
+    );
+    const onStop = () => request.abort(new Error('dispatcher closed'));
+    stop.signal.addEventListener('abort', onStop, { once: true });
     try {
       const response = await fetchFn(job.url, {
         method: 'POST',
         headers,
         body: job.body,
         redirect: 'manual',
-        signal: AbortSignal.any([AbortSignal.timeout(requestTimeoutMs), stop.signal]),
+        signal: request.signal,
       });
-      status = response.status;
       // Read (and discard) the answer so that the connection can be reused.
       await response.arrayBuffer().catch(() => undefined);
+      return { status: response.status };
     } catch (error) {
-      failure = messageOf(error);
+      return { failure: messageOf(error) };
+    } finally {
+      clearTimeout(timer);
+      stop.signal.removeEventListener('abort', onStop);
     }
+  };
+
+  const deliver = async (job: ClaimedWebhookJob) => {
+    let outcome: { status?: number; failure?: string };
+    try {
+      const app = options.apps(job.appId);
+      const gone: DropReason | undefined = !app
+        ? 'unknown_app'
+        : targetsOf(job.appId, app).some((target) => target.lane === job.lane)
+          ? undefined
+          : 'unknown_webhook';
+      if (!app || gone) {
+        // The app, or this webhook of it, left the config: nobody wants these events any more.
+        metrics.request(job.appId, 'dropped');
+        noteDrop(job.appId, gone ?? 'unknown_app', job.events);
+        await settle('ack', job, queue.ack(job));
+        return;
+      }
+      outcome = await send(job, app);
+    } catch (error) {
+      // The app lookup failed (a store that is down): an attempt like any other, retried with backoff.
+      outcome = { failure: `app lookup failed: ${messageOf(error)}` };
+    }
+    const { status, failure } = outcome;
     const fields = { appId: job.appId, url: safeUrl(job.url), events: job.events, attempt: job.attempts + 1 };
     if (status !== undefined && status >= 200 && status < 300) {
       metrics.request(job.appId, 'sent');
@@ -450,6 +477,11 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
   })();
 
   let closed: Promise<void> | undefined;
+  const within = async (work: Promise<unknown>, ms: number) => {
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([work, new Promise((resolve) => (timer = setTimeout(resolve, ms)))]);
+    clearTimeout(timer);
+  };
   const until = async (done: () => boolean, deadline: number) => {
     while (!done() && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
   };
@@ -469,13 +501,22 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
         await until(() => claimRound > round && idle && inFlight.size === 0 && outbox.length === 0, deadline);
         stop.abort();
         wake?.();
-        await loop;
-        await Promise.allSettled([...inFlight]);
+        // Bounded: a queue that stopped answering (a stalled Redis connection) must not keep close() waiting.
+        await within(Promise.allSettled([loop, ...inFlight]), 5000);
         await until(() => !pumping, Date.now() + 1000);
         const lost = outbox.reduce((sum, job) => sum + job.events, 0);
         for (const job of outbox.splice(0)) metrics.dropped(job.appId, 'closed', job.events);
         if (lost > 0) logger.error('webhook events never reached the queue before close', { events: lost });
-        const left = await queue.depth().catch(() => undefined);
+        let left: number | undefined;
+        await within(
+          queue.depth().then(
+            (depth) => {
+              left = depth;
+            },
+            () => undefined,
+          ),
+          1000,
+        );
         if (left) logger.info('webhook events left in the queue at close', { events: left });
       })();
       return closed;

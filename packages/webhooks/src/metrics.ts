@@ -4,7 +4,7 @@ import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 export type RequestOutcome = 'sent' | 'retried' | 'failed' | 'dropped';
 
 /** Why events were lost, as counted by `herald_webhook_dropped_events_total`. */
-export type DropReason = 'queue_full' | 'gave_up' | 'unknown_app' | 'closed';
+export type DropReason = 'queue_full' | 'gave_up' | 'unknown_app' | 'unknown_webhook' | 'closed';
 
 export interface DispatcherMetrics {
   request(appId: string, outcome: RequestOutcome): void;
@@ -42,7 +42,7 @@ export function createDispatcherMetrics(
     () =>
       new Counter({
         name: 'herald_webhook_dropped_events_total',
-        help: 'Webhook events never delivered, by app and reason (queue_full, gave_up, unknown_app, closed)',
+        help: 'Webhook events never delivered, by app and reason (queue_full, gave_up, unknown_app, unknown_webhook, closed)',
         labelNames: ['app_id', 'reason'],
         registers: [registry],
       }),

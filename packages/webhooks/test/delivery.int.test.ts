@@ -195,6 +195,28 @@ describe('webhook delivery to a real receiver', () => {
     ]);
   });
 
+  it('sends an event once to a URL that several matching entries name, and separately per set of headers', async () => {
+    const hook = await receiver();
+    const app = appWith([
+      { url: hook.url, event_types: ['member_added'] },
+      {
+        url: hook.url,
+        event_types: ['member_added', 'member_removed'],
+        filter: { channel_name_starts_with: 'presence-' },
+      },
+      { url: hook.url, event_types: ['member_added'], headers: { 'X-Copy': 'audit' } },
+    ]);
+    const sender = dispatcher({ [APP_ID]: app }, unbatched);
+    sender.emit(APP_ID, webhookEvent.memberAdded('presence-room', 'u1'));
+    await hook.waitFor((requests) => requests.length >= 2);
+    await sender.close();
+    const event = { name: 'member_added', channel: 'presence-room', user_id: 'u1' };
+    expect(hook.requests.map((request) => [request.headers['x-copy'], verify(request)])).toEqual([
+      [undefined, { valid: true, events: [event] }],
+      ['audit', { valid: true, events: [event] }],
+    ]);
+  });
+
   it("adds a webhook's custom headers, never in place of the Pusher ones", async () => {
     const hook = await receiver();
     // Built by hand, past the config schema that would refuse the forged signature header.
@@ -291,6 +313,7 @@ describe('webhook retries', () => {
     expect(Date.now() - started).toBeGreaterThanOrEqual(400);
     const attempts = hook.requests.length;
     expect(attempts).toBeGreaterThan(2);
+    expect(attempts).toBeLessThan(60); // Backoff spaces them out (without it, hundreds in 400 ms).
     const gaveUp = logger.lines.find((line) => line.message === 'webhook request failed; giving up');
     expect(gaveUp?.level).toBe('error');
     expect(gaveUp?.fields).toMatchObject({
@@ -434,6 +457,67 @@ describe('webhook delivery under load', () => {
         fields: { appId: 'broken', event: 'channel_occupied', error: 'store down' },
       },
     ]);
+  });
+});
+
+describe('apps that change', () => {
+  it('signs with the secret current at send time and drops the requests of a removed app or webhook', async () => {
+    const hook = await receiver();
+    hook.answer = () => 503;
+    const registry = new Registry();
+    const apps: Record<string, WebhookApp> = {
+      [APP_ID]: appWith([{ url: hook.url, event_types: ['channel_occupied'] }]),
+      'app-2': appWith([{ url: hook.url, event_types: ['channel_occupied'] }]),
+      'app-3': appWith([{ url: hook.url, event_types: ['channel_occupied'] }]),
+    };
+    const sender = dispatcher(apps, { ...unbatched, metrics: registry, retry: { baseMs: 50, maxMs: 50 } });
+    sender.emit(APP_ID, webhookEvent.channelOccupied('one'));
+    sender.emit('app-2', webhookEvent.channelOccupied('two'));
+    sender.emit('app-3', webhookEvent.channelOccupied('three'));
+    await hook.waitFor((requests) => requests.length >= 3);
+    const rotated = { key: APP.key, secret: 'rotated-secret' };
+    apps[APP_ID] = { ...rotated, webhooks: apps[APP_ID]!.webhooks };
+    delete apps['app-2'];
+    apps['app-3'] = appWith([{ url: `${hook.url}/elsewhere`, event_types: ['channel_occupied'] }]);
+    hook.answer = () => 200;
+    await hook.waitFor((requests) => requests.some((request) => request.status === 200));
+    await eventually(async () =>
+      (await registry.metrics()).includes(
+        'herald_webhook_dropped_events_total{app_id="app-2",reason="unknown_app"} 1',
+      ),
+    );
+    await sender.close();
+    expect(acceptedEvents(hook.requests, rotated)).toEqual([{ name: 'channel_occupied', channel: 'one' }]);
+  });
+});
+
+describe('an app store that fails', () => {
+  it('counts a failed lookup at send time as a failed attempt and retries it', async () => {
+    const hook = await receiver();
+    const app = appWith([{ url: hook.url, event_types: ['channel_occupied'] }]);
+    let lookups = 0;
+    const logger = recordingLogger();
+    const sender = dispatcher(
+      {},
+      {
+        ...unbatched,
+        logger,
+        // The first lookup (at emit) answers; the next two (at send) fail as a store that is down would.
+        apps: () => {
+          lookups += 1;
+          if (lookups === 2 || lookups === 3) throw new Error('store down');
+          return app;
+        },
+      },
+    );
+    sender.emit(APP_ID, webhookEvent.channelOccupied('room'));
+    await hook.waitFor((requests) => requests.length >= 1);
+    expect(acceptedEvents(hook.requests)).toEqual([{ name: 'channel_occupied', channel: 'room' }]);
+    expect(
+      logger.lines
+        .filter((line) => line.message === 'webhook request failed; will retry')
+        .map((line) => line.fields?.error),
+    ).toEqual(['app lookup failed: store down', 'app lookup failed: store down']);
   });
 });
 
