@@ -13,8 +13,7 @@ import {
   type ServerMetrics,
 } from '@herald/realtime-server';
 // Types only: the adapter itself is imported when scaling or the redis driver is on.
-import type { RedisServerOptions } from '@herald/scaling-redis';
-import type { WebhookQueue } from '@herald/webhooks';
+import type { RedisServerOptions, RedisWebhookQueue } from '@herald/scaling-redis';
 import type { ApplicationConfig, RealtimeConfig, ServerConfig } from './config-schema.js';
 import { scoped } from './logger.js';
 import { startWebhooks } from './webhooks.js';
@@ -106,17 +105,21 @@ function scalingRedis(config: RealtimeConfig): RedisServerOptions & { channel: s
 }
 
 /**
- * The shared webhook queue of a cluster (a Redis stream), so queued events survive the node that queued them;
- * undefined while the Redis adapter offers none (the dispatcher then queues in memory).
+ * The shared webhook queue of a cluster (Redis streams), so events queued by a node that dies are delivered by
+ * another; made only when some app has webhooks.
  */
 function redisWebhookQueue(
   redis: typeof import('@herald/scaling-redis'),
   config: RealtimeConfig,
-): WebhookQueue | undefined {
-  const create = (redis as { createRedisWebhookQueue?: (options: object) => WebhookQueue })
-    .createRedisWebhookQueue;
-  if (!create || !config.applications.some((app) => app.webhooks.length > 0)) return undefined;
-  return create({ ...scalingRedis(config), keyPrefix: `${config.scaling.prefix}webhooks:` });
+  logger: Logger,
+): RedisWebhookQueue | undefined {
+  if (!config.applications.some((app) => app.webhooks.length > 0)) return undefined;
+  return redis.createRedisWebhookQueue({
+    ...scalingRedis(config),
+    keyPrefix: config.scaling.prefix,
+    leaseMs: config.webhooks.queue_lease_ms,
+    logger,
+  });
 }
 
 /** Asks every node of the cluster to restart, through the Redis in `scaling.*` (`realtime restart_server`). */
@@ -214,11 +217,13 @@ export async function startRealtime(
     ...(hooks.onRestart ? { onRestart: hooks.onRestart } : {}),
   });
   countInto = server.metrics;
+  const webhookQueue =
+    cluster && redis ? redisWebhookQueue(redis, config, scoped(logger, 'webhooks')) : undefined;
   const webhooks = startWebhooks({
     server,
     config,
     logger: scoped(logger, 'webhooks'),
-    queue: cluster && redis ? redisWebhookQueue(redis, config) : undefined,
+    queue: webhookQueue,
   });
   const buildApi = (next: RealtimeConfig) => {
     const nextLimits = next.rate_limiter;
@@ -268,11 +273,13 @@ export async function startRealtime(
       await server.close();
       // The vacated and member_removed events of the drain are queued before the dispatcher stops.
       await webhooks?.close(5000);
+      await webhookQueue?.close();
       await sharedLimits?.close();
     },
     close: async () => {
       await server.close();
       await webhooks?.close(0);
+      await webhookQueue?.close();
       await sharedLimits?.close();
     },
   };

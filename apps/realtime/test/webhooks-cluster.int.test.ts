@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startWebhookReceiver, type WebhookReceiver } from '@herald/webhooks/testing';
@@ -122,5 +122,52 @@ describe('webhooks across three nodes on one Redis', () => {
       { name: 'channel_vacated', channel: 'presence-lab' },
     ]);
     onFirst.ws.close();
+  });
+});
+
+describe('webhooks queued in Redis when the node that queued them dies', () => {
+  it('are delivered once by another node after the lease, in order', async () => {
+    const redis = await startRedis();
+    const receiver = await startWebhookReceiver();
+    receiver.answer = () => 503; // The receiver is down at first: the event waits in the queue.
+    const prefix = `k${randomBytes(4).toString('hex')}:`;
+    const config = (id: string) => {
+      const cwd = nodeConfig(prefix, id, redis.port, receiver.url);
+      const file = join(cwd, 'realtime.config.json');
+      const written = JSON.parse(readFileSync(file, 'utf8'));
+      written.webhooks = {
+        batching: { enabled: false },
+        retry: { base_ms: 100, max_ms: 300 },
+        request_timeout_ms: 500,
+        queue_lease_ms: 1500,
+      };
+      writeFileSync(file, JSON.stringify(written));
+      return cwd;
+    };
+    const doomed = await startBin([], { cwd: config('doomed') });
+    const survivor = await startBin([], { cwd: config('survivor') });
+    try {
+      const client = await socket(doomed.port, '', APP);
+      await client.subscribe('ledger');
+      await receiver.waitFor((requests) => requests.length >= 1);
+      doomed.child.kill('SIGKILL');
+      await doomed.exited;
+      receiver.answer = () => 200;
+      const delivered = () =>
+        receiver.requests
+          .filter((request) => request.status === 200)
+          .flatMap((request) => (JSON.parse(request.rawBody) as { events: Event[] }).events)
+          .filter((event) => event.channel === 'ledger');
+      await receiver.waitFor(() => delivered().length >= 2, 30_000);
+      await sleep(2000);
+      expect(delivered()).toEqual([
+        { name: 'channel_occupied', channel: 'ledger' },
+        { name: 'channel_vacated', channel: 'ledger' },
+      ]);
+    } finally {
+      await survivor.stop();
+      await receiver.close();
+      await redis.stop();
+    }
   });
 });

@@ -134,5 +134,13 @@ describe('webhookSettingsSchema', () => {
       maxQueuedPerApp: 10_000,
       concurrency: 32,
     });
+    expect(settings.queue_lease_ms).toBe(30_000);
+  });
+
+  it('refuses a request timeout that is not below the queue lease, naming the key', () => {
+    const result = webhookSettingsSchema.safeParse({ request_timeout_ms: 5000, queue_lease_ms: 5000 });
+    expect(result.success).toBe(false);
+    expect(result.error?.issues[0]?.path).toEqual(['request_timeout_ms']);
+    expect(result.error?.issues[0]?.message).toContain('queue_lease_ms');
   });
 });

@@ -80,10 +80,19 @@ export const webhookSettingsSchema = z
       .strict()
       .prefault({}),
     request_timeout_ms: z.number().int().positive().default(10_000),
+    /**
+     * With a shared (Redis) queue: how long a node holds a request before another may take it over; above
+     * `request_timeout_ms`.
+     */
+    queue_lease_ms: z.number().int().positive().default(30_000),
     max_queued_per_app: z.number().int().positive().default(10_000),
     concurrency: z.number().int().positive().default(32),
   })
-  .strict();
+  .strict()
+  .refine((settings) => settings.request_timeout_ms < settings.queue_lease_ms, {
+    path: ['request_timeout_ms'],
+    message: 'must be below queue_lease_ms (a request must end before another node may take it over)',
+  });
 
 /** One webhook as written in the config. */
 export type WebhookConfigInput = z.input<typeof webhookSchema>;
