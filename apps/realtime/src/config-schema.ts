@@ -59,6 +59,12 @@ export const applicationSchema = z
     ping_interval: seconds.default(60),
     activity_timeout: seconds.default(30),
     max_message_size: z.number().int().positive().default(10_000),
+    /**
+     * Send `pusher_internal:subscription_count` to subscribers of non-presence channels when the (cluster-wide)
+     * count changes, at most once per channel every `subscription_count_interval_ms`.
+     */
+    enable_subscription_count: z.boolean().default(false),
+    subscription_count_interval_ms: z.number().int().min(50).default(500),
     /** Pusher's webhooks for this app (soketi's shape): url, event_types, filter, headers. */
     webhooks: webhookListSchema.default([]),
     /** This app's batching of webhook events, over `webhooks.batching`. */

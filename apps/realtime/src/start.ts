@@ -45,6 +45,8 @@ export function toRealtimeApp(app: ApplicationConfig, limits: RealtimeConfig['ra
     activityTimeout: app.activity_timeout,
     pingInterval: app.ping_interval,
     maxMessageSize: app.max_message_size,
+    enableSubscriptionCount: app.enable_subscription_count,
+    subscriptionCountIntervalMs: app.subscription_count_interval_ms,
     maxPresenceMembersPerChannel: app.max_presence_members_per_channel,
     maxPresenceMemberSizeInKb: app.max_presence_member_size_in_kb,
     maxEventPayloadInKb: app.max_event_payload_in_kb,

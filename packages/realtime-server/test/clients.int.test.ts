@@ -1,7 +1,16 @@
 import Echo from 'laravel-echo';
 import Pusher from 'pusher';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { connected, once, PusherClient, pusherJs, serverSdk, sleep, startServer } from './support.js';
+import {
+  connected,
+  once,
+  PusherClient,
+  pusherJs,
+  RawClient,
+  serverSdk,
+  sleep,
+  startServer,
+} from './support.js';
 
 type Started = Awaited<ReturnType<typeof startServer>>;
 
@@ -291,5 +300,79 @@ describe("pusher-js client events under accept_client_events_from 'members'", ()
     started.server.publish('app-1', { channels: ['private-typing'], event: 'marker', data: '{}' });
     await marker;
     expect(received).toEqual([]);
+  });
+});
+
+describe('subscription counts', () => {
+  let started: Started;
+  const clients: PusherClient[] = [];
+
+  beforeEach(async () => {
+    started = await startServer({ app: { enableSubscriptionCount: true, subscriptionCountIntervalMs: 200 } });
+  });
+  afterEach(async () => {
+    for (const client of clients.splice(0)) client.disconnect();
+    await started.stop();
+  });
+
+  it('tells pusher-js subscribers the channel count through pusher:subscription_count', async () => {
+    const first = pusherJs(started.port);
+    const second = pusherJs(started.port);
+    clients.push(first, second);
+    const channel = first.subscribe('news');
+    const counts: number[] = [];
+    channel.bind('pusher:subscription_count', (data: { subscription_count: number }) =>
+      counts.push(data.subscription_count),
+    );
+    await once((done) => channel.bind('pusher:subscription_succeeded', done));
+    await once((done) => second.subscribe('news').bind('pusher:subscription_succeeded', done));
+    const deadline = Date.now() + 20_000;
+    while (counts.at(-1) !== 2 && Date.now() < deadline) await sleep(20);
+    expect(counts.at(-1)).toBe(2);
+    expect((channel as unknown as { subscriptionCount: number }).subscriptionCount).toBe(2);
+    second.unsubscribe('news');
+    while (counts.at(-1) !== 1 && Date.now() < deadline) await sleep(20);
+    expect(counts.at(-1)).toBe(1);
+  });
+
+  it('sends at most one update per interval under a burst of joins, the last one with the final count', async () => {
+    const watcher = await RawClient.connect(started.url());
+    await watcher.subscribe('busy');
+    const joiners = await Promise.all(Array.from({ length: 30 }, () => RawClient.connect(started.url())));
+    const began = Date.now();
+    await Promise.all(joiners.map((joiner) => joiner.subscribe('busy')));
+    const updates = () =>
+      watcher.frames.filter((frame) => frame.event === 'pusher_internal:subscription_count');
+    const deadline = Date.now() + 20_000;
+    while (
+      (updates().at(-1)?.data as { subscription_count?: number } | undefined)?.subscription_count !== 31
+    ) {
+      if (Date.now() > deadline) throw new Error('no final count');
+      await sleep(20);
+    }
+    await sleep(500);
+    const elapsed = Date.now() - began;
+    // One per 200 ms interval at most (plus the first), however many joined.
+    expect(updates().length).toBeLessThanOrEqual(Math.ceil(elapsed / 200) + 1);
+    expect(updates().length).toBeLessThan(30);
+    for (const client of [watcher, ...joiners]) client.close();
+  });
+
+  it('never sends counts on presence channels, nor for apps that did not ask for them', async () => {
+    const watcher = await RawClient.connect(started.url());
+    await watcher.subscribe('presence-room', { user_id: 'a' });
+    const other = await RawClient.connect(started.url());
+    await other.subscribe('presence-room', { user_id: 'b' });
+    const plain = await startServer();
+    const elsewhere = await RawClient.connect(plain.url());
+    await elsewhere.subscribe('news');
+    const alsoElsewhere = await RawClient.connect(plain.url());
+    await alsoElsewhere.subscribe('news');
+    await sleep(600);
+    for (const client of [watcher, elsewhere]) {
+      expect(client.frames.some((frame) => frame.event === 'pusher_internal:subscription_count')).toBe(false);
+    }
+    for (const client of [watcher, other, elsewhere, alsoElsewhere]) client.close();
+    await plain.stop();
   });
 });

@@ -1,0 +1,89 @@
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { PusherClient } from './pusher-client.js';
+import { socket } from './raw-socket.js';
+import { type RedisProcess, startRedis } from './redis-process.js';
+import { type RunningBin, startBin } from './run-bin.js';
+
+const APP = { id: 'shop', key: 'shop-key', secret: 'shop-secret' };
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+function nodeConfig(prefix: string, nodeId: string, redisPort: number): string {
+  const cwd = mkdtempSync(join(tmpdir(), `herald-count-${nodeId}-`));
+  writeFileSync(
+    join(cwd, 'realtime.config.json'),
+    JSON.stringify({
+      applications: [{ ...APP, enable_subscription_count: true, subscription_count_interval_ms: 200 }],
+      scaling: {
+        enabled: true,
+        prefix,
+        node_id: nodeId,
+        heartbeat_ms: 200,
+        dead_after_ms: 1000,
+        server: { url: `redis://127.0.0.1:${redisPort}` },
+      },
+    }),
+  );
+  return cwd;
+}
+
+describe('subscription counts across two nodes', () => {
+  let redis: RedisProcess;
+  let nodes: RunningBin[];
+
+  beforeAll(async () => {
+    redis = await startRedis();
+    const prefix = `c${randomBytes(4).toString('hex')}:`;
+    nodes = [
+      await startBin([], { cwd: nodeConfig(prefix, 'a', redis.port) }),
+      await startBin([], { cwd: nodeConfig(prefix, 'b', redis.port) }),
+    ];
+  });
+  afterAll(async () => {
+    await Promise.all(nodes.map((node) => node.stop()));
+    await redis.stop();
+  });
+
+  it('tells pusher-js on each node the cluster-wide count, throttled, ending on the true count', async () => {
+    const [a, b] = nodes as [RunningBin, RunningBin];
+    const watcher = new PusherClient(APP.key, {
+      cluster: 'mt1',
+      wsHost: '127.0.0.1',
+      wsPort: a.port,
+      forceTLS: false,
+      enabledTransports: ['ws'],
+      disableStats: true,
+    });
+    const counts: number[] = [];
+    const channel = watcher.subscribe('scores');
+    channel.bind('pusher:subscription_count', (data: { subscription_count: number }) =>
+      counts.push(data.subscription_count),
+    );
+    await new Promise((resolve) => channel.bind('pusher:subscription_succeeded', resolve));
+
+    // Twenty joins on the other node, all at once.
+    const joiners = await Promise.all(Array.from({ length: 20 }, () => socket(b.port, '', APP)));
+    const began = Date.now();
+    await Promise.all(joiners.map((joiner) => joiner.subscribe('scores')));
+    const deadline = Date.now() + 20_000;
+    while (counts.at(-1) !== 21 && Date.now() < deadline) await sleep(20);
+    expect(counts.at(-1)).toBe(21);
+    await sleep(600);
+    expect(counts.at(-1)).toBe(21);
+    expect(counts.length).toBeLessThanOrEqual(Math.ceil((Date.now() - began) / 200) + 1);
+    // A joiner on node b sees the same count.
+    const seenOnB = joiners[0]?.frames.filter(
+      (frame) => frame.event === 'pusher_internal:subscription_count',
+    );
+    expect(seenOnB?.at(-1)?.data).toEqual({ subscription_count: 21 });
+
+    for (const joiner of joiners.slice(0, 10)) joiner.ws.close();
+    while (counts.at(-1) !== 11 && Date.now() < deadline + 20_000) await sleep(20);
+    expect(counts.at(-1)).toBe(11);
+    for (const joiner of joiners.slice(10)) joiner.ws.close();
+    watcher.disconnect();
+  });
+});
