@@ -33,7 +33,7 @@ export interface RunningWebhooks {
 
 /**
  * Sends Pusher's webhooks for a server: every event the server decides once for the cluster (occupied, vacated,
- * members, client events, cache misses) goes to the dispatcher, which filters, batches, signs and retries. Nothing
+ * members, client events, cache misses, subscription counts) goes to the dispatcher, which filters, batches, signs and retries. Nothing
  * is listened to, nor any dispatcher made, when no app has webhooks.
  */
 export function startWebhooks(options: {
@@ -66,6 +66,9 @@ export function startWebhooks(options: {
     emit(appId, webhookEvent.clientEvent({ channel, event, data, socketId, userId })),
   );
   events.on('cacheMiss', ({ appId, channel }) => emit(appId, webhookEvent.cacheMiss(channel)));
+  events.on('subscriptionCount', ({ appId, channel, count }) =>
+    emit(appId, webhookEvent.subscriptionCount(channel, count)),
+  );
   return {
     reload(config) {
       apps = webhookApps(config);

@@ -180,6 +180,47 @@ describe('webhooks from a running server', () => {
   });
 });
 
+describe('subscription_count webhooks', () => {
+  it('follow the throttled count of a channel, ending on the true count', async () => {
+    const receiver = await startWebhookReceiver();
+    const cwd = mkdtempSync(join(tmpdir(), 'herald-webhooks-count-'));
+    writeFileSync(
+      join(cwd, 'realtime.config.json'),
+      JSON.stringify({
+        applications: [
+          {
+            ...APP,
+            enable_subscription_count: true,
+            subscription_count_interval_ms: 200,
+            webhooks: [{ url: receiver.url, event_types: ['subscription_count'] }],
+          },
+        ],
+      }),
+    );
+    const bin = await startBin([], { cwd });
+    try {
+      const clients = await Promise.all(Array.from({ length: 5 }, () => socket(bin.port, '', APP)));
+      await Promise.all(clients.map((client) => client.subscribe('tally')));
+      const counts = () =>
+        verifiedEvents(receiver, sdk(bin.port))
+          .filter((event) => event.channel === 'tally')
+          .map((event) => event.subscription_count);
+      await receiver.waitFor(() => counts().at(-1) === 5);
+      expect(verifiedEvents(receiver, sdk(bin.port))[0]).toMatchObject({
+        name: 'subscription_count',
+        channel: 'tally',
+      });
+      expect(counts().length).toBeLessThan(5);
+      clients[0]?.ws.close();
+      await receiver.waitFor(() => counts().at(-1) === 4);
+      for (const client of clients.slice(1)) client.ws.close();
+    } finally {
+      await bin.stop();
+      await receiver.close();
+    }
+  });
+});
+
 describe('webhook configuration', () => {
   it('refuses to start on a bad URL or an unknown event type, naming the key path', async () => {
     const cwd = mkdtempSync(join(tmpdir(), 'herald-webhooks-bad-'));

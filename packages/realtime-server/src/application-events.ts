@@ -27,6 +27,11 @@ export interface ApplicationEvents {
   };
   /** A subscription to a cache channel found nothing cached. */
   cacheMiss: { appId: string; channel: string };
+  /**
+   * A non-presence channel's count after a change made on this node (apps with subscription counts on), at most
+   * once per channel per interval, by each node whose subscribers changed.
+   */
+  subscriptionCount: { appId: string; channel: string; count: number };
 }
 
 type Listener<T> = (payload: T) => void;

@@ -161,6 +161,8 @@ interface AppState {
 interface SubscriptionCounts {
   readonly due: Map<string, NodeJS.Timeout>;
   readonly told: Map<string, number>;
+  /** Channels whose count changed on this node since their last update: this node reports them (webhooks). */
+  readonly changedHere: Set<string>;
 }
 
 // Per-socket state stays small: a few scalars, the subscribed channel names and, only on presence channels,
@@ -312,7 +314,7 @@ export function createRealtimeServer(options: RealtimeServerOptions): RealtimeSe
         subscriptions: metrics.subscriptions.labels(label),
       },
       limiter: new SocketRateLimiter(config.connectionLimits, config.id),
-      counts: { due: new Map(), told: new Map() },
+      counts: { due: new Map(), told: new Map(), changedHere: new Set() },
     };
     appsByKey.set(config.key, state);
     appsById.set(config.id, state);
@@ -631,6 +633,7 @@ export function createRealtimeServer(options: RealtimeServerOptions): RealtimeSe
   function countChanged(app: AppState, channel: string, traits: ChannelTraits): void {
     if (!app.config.subscriptionCount || traits.presence) return;
     if (cluster) cluster.broadcast({ type: 'count', appId: app.config.id, channel });
+    app.counts.changedHere.add(channel);
     scheduleCount(app, channel);
   }
 
@@ -646,13 +649,18 @@ export function createRealtimeServer(options: RealtimeServerOptions): RealtimeSe
 
   function sendCount(app: AppState, channel: string): void {
     const local = app.channels.get(channel)?.subscribers ?? 0;
+    const report = app.counts.changedHere.delete(channel);
     if (local <= 0) {
       app.counts.told.delete(channel);
+      // The last local subscriber left: the count others see is told by them; alone, the channel is vacated.
+      if (report && cluster) reportCount(app, channel);
       return;
     }
     const tell = (count: number) => {
       // The app may have been reloaded meanwhile: only its current state is told.
       if (appsById.get(app.config.id) !== app || !app.channels.has(channel)) return;
+      if (report)
+        events.emit('subscriptionCount', { appId: app.config.id, channel, count }, reportListenerError);
       if (app.counts.told.get(channel) === count) return;
       app.counts.told.set(channel, count);
       const frame = encodeSubscriptionCount(channel, count);
@@ -672,6 +680,23 @@ export function createRealtimeServer(options: RealtimeServerOptions): RealtimeSe
         clusterFailed('subscription count')(error);
         tell(local);
       },
+    );
+  }
+
+  /** A node with no subscribers left still reports the count its change left behind (for webhooks). */
+  function reportCount(app: AppState, channel: string): void {
+    if (!events.has('subscriptionCount') || !cluster) return;
+    cluster.channel(app.config.id, channel).then(
+      guard('subscription count', (counts: Awaited<ReturnType<ClusterAdapter['channel']>>) => {
+        if (counts.subscriptionCount > 0) {
+          events.emit(
+            'subscriptionCount',
+            { appId: app.config.id, channel, count: counts.subscriptionCount },
+            reportListenerError,
+          );
+        }
+      }),
+      clusterFailed('subscription count'),
     );
   }
 
