@@ -129,7 +129,9 @@ describe('webhooks from a running server', () => {
     expect(receiver.requests.length).toBeLessThan(events.length);
     // Counted in /metrics by app and outcome, with the delivery latency.
     const metrics = await (await fetch(`http://127.0.0.1:${bin.port}/metrics`)).text();
-    expect(metrics).toMatch(/herald_webhook_requests_total\{[^}]*app_id="shop"[^}]*outcome="sent"[^}]*\} [1-9]/);
+    expect(metrics).toMatch(
+      /herald_webhook_requests_total\{[^}]*app_id="shop"[^}]*outcome="sent"[^}]*\} [1-9]/,
+    );
     expect(metrics).toContain('herald_webhook_delivery_seconds');
     expect(metrics).toContain('herald_webhook_queue_depth');
     alice.ws.close();

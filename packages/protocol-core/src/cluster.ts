@@ -20,7 +20,9 @@ export type ClusterMessage =
   | { readonly type: 'terminate'; readonly appId: string; readonly userId: string }
   | { readonly type: 'restart' }
   /** A node's subscriber count of a channel changed: nodes holding subscribers re-read the cluster's count. */
-  | { readonly type: 'count'; readonly appId: string; readonly channel: string };
+  | { readonly type: 'count'; readonly appId: string; readonly channel: string }
+  /** A user came online (first signed-in socket anywhere) or went offline (last one anywhere). */
+  | { readonly type: 'user'; readonly appId: string; readonly userId: string; readonly online: boolean };
 
 /** A presence socket held by this node, for rebuilding its share of the state. */
 export interface LocalPresence {
@@ -68,6 +70,8 @@ export interface ClusterListener {
   localState(): LocalClusterState;
   /** Another node's subscriber count of a channel changed (see the `count` message). */
   countChanged?(appId: string, channel: string): void;
+  /** A user came online or went offline in the cluster (told to every node, this one included). */
+  userChanged?(appId: string, userId: string, online: boolean): void;
   /** A channel change this node is the one to report (e.g. as a webhook). Optional for adapters and servers. */
   channelChanged?(change: ClusterChannelChange): void;
 }
@@ -140,6 +144,14 @@ export interface ClusterAdapter {
    * listener (`channelChanged`), once for the cluster.
    */
   setLocalSubscriptions(appId: string, channel: string, count: number): void;
+  /**
+   * Records whether this node holds signed-in sockets of a user. When that makes the user online (their first
+   * signed-in socket anywhere) or offline (their last one anywhere), every node's listener is told (`userChanged`);
+   * a survivor that reaps a dead node tells of its users going offline.
+   */
+  setLocalUser?(appId: string, userId: string, signedIn: boolean): void;
+  /** Which of these users have a signed-in socket anywhere in the cluster. */
+  onlineUsers?(appId: string, userIds: readonly string[]): Promise<string[]>;
   /** Keeps the last event of a cache channel for every node. */
   storeCachedEvent(
     appId: string,

@@ -17,6 +17,7 @@ export const ProtocolEvent = {
   MemberAdded: 'pusher_internal:member_added',
   MemberRemoved: 'pusher_internal:member_removed',
   SubscriptionCount: 'pusher_internal:subscription_count',
+  WatchlistEvents: 'pusher_internal:watchlist_events',
 } as const;
 
 /** Prefix every client event name must carry. */

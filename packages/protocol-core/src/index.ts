@@ -36,6 +36,7 @@ export { type LogFields, type Logger, silentLogger } from './logger.js';
 export { isOriginAllowed } from './origin.js';
 export {
   type ChannelDataError,
+  MAX_WATCHLIST_SIZE,
   type MemberLimits,
   type PresenceChange,
   type PresenceMember,
@@ -60,8 +61,10 @@ export {
   encodeSubscriptionCount,
   encodeSubscriptionError,
   encodeSubscriptionSucceeded,
+  encodeWatchlistEvents,
   type PresenceSnapshot,
   type SubscriptionErrorData,
+  type WatchlistEvent,
 } from './server-frame.js';
 export {
   type AppCredentials,

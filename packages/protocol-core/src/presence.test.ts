@@ -93,7 +93,23 @@ describe('parseUserData', () => {
   it('reads the id and keeps the whole user_data', () => {
     expect(parseUserData('{"id":"42","name":"Zoë","watchlist":["7"]}')).toEqual({
       ok: true,
-      value: { id: '42', data: { id: '42', name: 'Zoë', watchlist: ['7'] } },
+      value: { id: '42', data: { id: '42', name: 'Zoë', watchlist: ['7'] }, watchlist: ['7'] },
+    });
+  });
+
+  it('takes the watchlist without duplicates, and refuses one over 100 ids or not of strings', () => {
+    expect(parseUserData('{"id":"1","watchlist":["a","b","a"]}')).toMatchObject({
+      ok: true,
+      value: { watchlist: ['a', 'b'] },
+    });
+    const many = JSON.stringify({ id: '1', watchlist: Array.from({ length: 101 }, (_, i) => `u${i}`) });
+    expect(parseUserData(many)).toMatchObject({ ok: false, error: { reason: 'bad_watchlist' } });
+    expect(parseUserData('{"id":"1","watchlist":[7]}')).toMatchObject({
+      ok: false,
+      error: {
+        reason: 'bad_watchlist',
+        message: 'user_data.watchlist must be an array of user id strings',
+      },
     });
   });
 

@@ -57,7 +57,7 @@ export function parseChannelData(
 
 /** Why sign-in `user_data` was refused. */
 export interface UserDataError {
-  readonly reason: 'not_json' | 'missing_id';
+  readonly reason: 'not_json' | 'missing_id' | 'bad_watchlist';
   readonly message: string;
 }
 
@@ -65,7 +65,12 @@ export interface UserDataError {
 export interface SignedInUser {
   readonly id: string;
   readonly data: Readonly<Record<string, unknown>>;
+  /** User ids from `watchlist` (Pusher's user authentication), without duplicates; empty when absent. */
+  readonly watchlist: readonly string[];
 }
+
+/** The most user ids a watchlist may hold (Pusher's documented limit). */
+export const MAX_WATCHLIST_SIZE = 100;
 
 /** Parses `pusher:signin` `user_data`; pusher-js and the spec require a non-empty string `id`. */
 export function parseUserData(userData: string): Result<SignedInUser, UserDataError> {
@@ -82,7 +87,22 @@ export function parseUserData(userData: string): Result<SignedInUser, UserDataEr
   if (typeof id !== 'string' || id.length === 0) {
     return fail({ reason: 'missing_id', message: 'user_data needs a non-empty string id' });
   }
-  return ok({ id, data: parsed as Record<string, unknown> });
+  const raw = (parsed as Record<string, unknown>).watchlist;
+  if (raw === undefined) return ok({ id, data: parsed as Record<string, unknown>, watchlist: [] });
+  if (!Array.isArray(raw) || !raw.every((entry) => typeof entry === 'string' && entry.length > 0)) {
+    return fail({
+      reason: 'bad_watchlist',
+      message: 'user_data.watchlist must be an array of user id strings',
+    });
+  }
+  const watchlist = [...new Set(raw as string[])];
+  if (watchlist.length > MAX_WATCHLIST_SIZE) {
+    return fail({
+      reason: 'bad_watchlist',
+      message: `user_data.watchlist has ${watchlist.length} user ids; at most ${MAX_WATCHLIST_SIZE} are allowed`,
+    });
+  }
+  return ok({ id, data: parsed as Record<string, unknown>, watchlist });
 }
 
 /** What changed for other subscribers after a socket joined or left. */

@@ -115,3 +115,14 @@ export function encodeChannelEvent(message: ChannelEvent): string {
   const user = message.userId === undefined ? '' : `,"user_id":${q(message.userId)}`;
   return `{"event":${q(message.event)},"channel":${q(message.channel)}${data}${user}}`;
 }
+
+/** One entry of `pusher_internal:watchlist_events`: watched users who came online or went offline. */
+export interface WatchlistEvent {
+  readonly name: 'online' | 'offline';
+  readonly user_ids: readonly string[];
+}
+
+/** Encodes `pusher_internal:watchlist_events` (sent to a signed-in socket about the users on its watchlist). */
+export function encodeWatchlistEvents(events: readonly WatchlistEvent[]): string {
+  return `{"event":"${ProtocolEvent.WatchlistEvents}","data":${q(JSON.stringify({ events }))}}`;
+}

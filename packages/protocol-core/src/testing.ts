@@ -37,6 +37,8 @@ export function createMemoryCluster(): MemoryCluster {
   const connections = new Map<string, Map<string, number>>();
   const presence = new Map<string, PresenceState>();
   const subscriptions = new Map<string, Map<string, number>>();
+  // Signed-in users: `appId\0userId` → the nodes holding signed-in sockets of the user.
+  const users = new Map<string, Set<string>>();
   const cache = new Map<string, Omit<ClusterCachedEvent, 'ttlMs'> & { expiresAt: number }>();
 
   const send = (from: string, message: ClusterMessage, includeSelf = false) => {
@@ -46,6 +48,8 @@ export function createMemoryCluster(): MemoryCluster {
         if (message.type === 'deliver') listener.deliver(message.delivery);
         else if (message.type === 'terminate') listener.terminate(message.appId, message.userId);
         else if (message.type === 'count') listener.countChanged?.(message.appId, message.channel);
+        else if (message.type === 'user')
+          listener.userChanged?.(message.appId, message.userId, message.online);
         else listener.restart();
       });
     }
@@ -78,8 +82,26 @@ export function createMemoryCluster(): MemoryCluster {
     if (listener?.channelChanged) queueMicrotask(() => listener.channelChanged?.(change));
   };
 
+  const markUser = (nodeId: string, appId: string, userId: string, signedIn: boolean) => {
+    const userKey = key(appId, userId);
+    const nodes = users.get(userKey) ?? new Set<string>();
+    const before = nodes.size;
+    if (signedIn) nodes.add(nodeId);
+    else nodes.delete(nodeId);
+    if (nodes.size > 0) users.set(userKey, nodes);
+    else users.delete(userKey);
+    if ((before === 0) !== (nodes.size === 0)) {
+      send('', { type: 'user', appId, userId, online: nodes.size > 0 }, true);
+    }
+  };
+
   const reap = (nodeId: string) => {
     for (const counts of connections.values()) counts.delete(nodeId);
+    for (const [userKey, nodes] of [...users]) {
+      if (!nodes.has(nodeId)) continue;
+      const [appId = '', userId = ''] = userKey.split('\u0000');
+      markUser(nodeId, appId, userId, false);
+    }
     for (const subscriptionKey of [...subscriptions.keys()]) {
       if (!subscriptionKey.startsWith(`${nodeId}\u0000`)) continue;
       const appId = subscriptionKey.slice(nodeId.length + 1);
@@ -154,6 +176,12 @@ export function createMemoryCluster(): MemoryCluster {
       const after = totalOf(appId, channel);
       if (before === 0 && after > 0) tell({ type: 'occupied', appId, channel }, nodeId);
       else if (before > 0 && after === 0) tell({ type: 'vacated', appId, channel }, nodeId);
+    },
+    setLocalUser(appId, userId, signedIn) {
+      markUser(nodeId, appId, userId, signedIn);
+    },
+    async onlineUsers(appId, userIds) {
+      return userIds.filter((userId) => users.has(key(appId, userId)));
     },
     storeCachedEvent(appId, channel, event, ttlMs) {
       cache.set(key(appId, channel), { ...event, expiresAt: Date.now() + ttlMs });

@@ -20,6 +20,7 @@ import {
   encodeSubscriptionCount,
   encodeSubscriptionError,
   encodeSubscriptionSucceeded,
+  encodeWatchlistEvents,
   type FrameError,
   isOriginAllowed,
   type LocalClusterState,
@@ -152,6 +153,8 @@ interface AppState {
   readonly cache: Map<string, CachedEvent>;
   /** Signed-in users and their sockets. */
   readonly users: Map<string, Set<Socket>>;
+  /** Watched user id → the signed-in sockets of this node whose watchlist names them. */
+  readonly watchers: Map<string, Set<Socket>>;
   readonly metrics: AppMetrics;
   readonly limiter: SocketRateLimiter;
   /** Channels with a subscription count update due, and the count each was last told. */
@@ -177,6 +180,8 @@ interface SocketData {
   readonly channels: Set<string>;
   presence: Map<string, string> | undefined;
   userId: string | undefined;
+  /** The signed-in user's watchlist, when it has one. */
+  watchlist: readonly string[] | undefined;
   open: boolean;
   /** Set once `connection_established` was sent; frames before it are ignored. */
   established: boolean;
@@ -303,6 +308,7 @@ export function createRealtimeServer(options: RealtimeServerOptions): RealtimeSe
       channels: new Map(),
       cache: new Map(),
       users: new Map(),
+      watchers: new Map(),
       metrics: {
         connections: metrics.connections.labels(label),
         newConnections: metrics.newConnections.labels(label),
@@ -811,22 +817,83 @@ export function createRealtimeServer(options: RealtimeServerOptions): RealtimeSe
     }
     const user = parseUserData(frame.userData);
     if (!user.ok) {
-      closeWith(ws, app, ErrorCode.Unauthorized, user.error.message);
+      // A watchlist over the limit (or malformed) refuses the sign-in but keeps the socket, as other errors do.
+      if (user.error.reason === 'bad_watchlist')
+        sendError(ws, app, ErrorCode.GenericError, user.error.message);
+      else closeWith(ws, app, ErrorCode.Unauthorized, user.error.message);
       return;
     }
     if (data.userId !== undefined) forgetUser(app, ws, data.userId);
-    data.userId = user.value.id;
-    const sockets = app.users.get(user.value.id) ?? new Set();
+    const userId = user.value.id;
+    data.userId = userId;
+    const sockets = app.users.get(userId) ?? new Set();
     sockets.add(ws);
-    app.users.set(user.value.id, sockets);
+    app.users.set(userId, sockets);
+    if (sockets.size === 1) userSignedIn(app, userId, true);
     send(ws, app, encodeSigninSuccess(frame.userData));
+    if (user.value.watchlist.length > 0) watch(ws, app, user.value.watchlist);
   }
 
   function forgetUser(app: AppState, ws: Socket, userId: string): void {
+    unwatch(ws, app);
     const sockets = app.users.get(userId);
     if (!sockets) return;
     sockets.delete(ws);
-    if (sockets.size === 0) app.users.delete(userId);
+    if (sockets.size > 0) return;
+    app.users.delete(userId);
+    userSignedIn(app, userId, false);
+  }
+
+  // ---- watchlists ------------------------------------------------------------------------------------------
+  // A user is online while any of their sockets is signed in on any node. Alone, this node decides; in a cluster
+  // the adapter does, once, and tells every node (`userChanged`).
+
+  function userSignedIn(app: AppState, userId: string, online: boolean): void {
+    if (cluster?.setLocalUser) cluster.setLocalUser(app.config.id, userId, online);
+    else tellWatchers(app, userId, online);
+  }
+
+  function tellWatchers(app: AppState, userId: string, online: boolean): void {
+    const watching = app.watchers.get(userId);
+    if (!watching) return;
+    const frame = encodeWatchlistEvents([{ name: online ? 'online' : 'offline', user_ids: [userId] }]);
+    for (const ws of watching) send(ws, app, frame);
+  }
+
+  /** Registers a signed-in socket's watchlist and tells it which watched users are online now. */
+  function watch(ws: Socket, app: AppState, watchlist: readonly string[]): void {
+    const data = ws.getUserData();
+    data.watchlist = watchlist;
+    for (const userId of watchlist) {
+      const watching = app.watchers.get(userId) ?? new Set<Socket>();
+      watching.add(ws);
+      app.watchers.set(userId, watching);
+    }
+    const tell = (online: readonly string[]) => {
+      if (!data.open || data.watchlist !== watchlist || online.length === 0) return;
+      send(ws, app, encodeWatchlistEvents([{ name: 'online', user_ids: online }]));
+    };
+    const local = () => watchlist.filter((userId) => app.users.has(userId));
+    if (!cluster?.onlineUsers) {
+      tell(local());
+      return;
+    }
+    cluster.onlineUsers(app.config.id, watchlist).then(guard('watchlist', tell), (error: unknown) => {
+      clusterFailed('watchlist')(error);
+      tell(local());
+    });
+  }
+
+  function unwatch(ws: Socket, app: AppState): void {
+    const data = ws.getUserData();
+    if (!data.watchlist) return;
+    for (const userId of data.watchlist) {
+      const watching = app.watchers.get(userId);
+      if (!watching) continue;
+      watching.delete(ws);
+      if (watching.size === 0) app.watchers.delete(userId);
+    }
+    data.watchlist = undefined;
   }
 
   // ---- socket lifecycle ------------------------------------------------------------------------------------
@@ -988,6 +1055,7 @@ export function createRealtimeServer(options: RealtimeServerOptions): RealtimeSe
           channels: NO_CHANNELS as Set<string>,
           presence: undefined,
           userId: undefined,
+          watchlist: undefined,
           open: true,
           established: false,
           admitted: false,
@@ -1211,6 +1279,10 @@ export function createRealtimeServer(options: RealtimeServerOptions): RealtimeSe
       else dropConnections('Server is restarting');
     }),
     localState,
+    userChanged: guard('cluster user change', (appId: string, userId: string, online: boolean) => {
+      const app = appsById.get(appId);
+      if (app) tellWatchers(app, userId, online);
+    }),
     countChanged: guard('cluster count change', (appId: string, channel: string) => {
       const app = appsById.get(appId);
       if (app?.config.subscriptionCount && app.channels.has(channel)) scheduleCount(app, channel);

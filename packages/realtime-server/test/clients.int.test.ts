@@ -376,3 +376,70 @@ describe('subscription counts', () => {
     await plain.stop();
   });
 });
+
+describe('watchlists', () => {
+  let started: Started;
+  const clients: PusherClient[] = [];
+  type WatchEvent = { name: string; user_ids: string[] };
+
+  beforeEach(async () => {
+    started = await startServer();
+  });
+  afterEach(async () => {
+    for (const client of clients.splice(0)) client.disconnect();
+    await started.stop();
+  });
+
+  async function signedIn(
+    id: string,
+    watchlist?: string[],
+  ): Promise<{ client: PusherClient; events: WatchEvent[] }> {
+    const client = pusherJs(started.port, { user: { id, info: watchlist ? { watchlist } : {} } });
+    clients.push(client);
+    const events: WatchEvent[] = [];
+    client.user.watchlist.bind('online', (event: WatchEvent) => events.push(event));
+    client.user.watchlist.bind('offline', (event: WatchEvent) => events.push(event));
+    await connected(client);
+    client.signin();
+    await client.user.signinDonePromise;
+    return { client, events };
+  }
+
+  const until = async (check: () => boolean) => {
+    const deadline = Date.now() + 20_000;
+    while (!check()) {
+      if (Date.now() > deadline) throw new Error('timed out');
+      await sleep(20);
+    }
+  };
+
+  it('tells pusher-js which watched users are online at sign-in, then as they come and go', async () => {
+    await signedIn('bob');
+    const ada = await signedIn('ada', ['bob', 'cy', 'dee']);
+    await until(() => ada.events.length >= 1);
+    expect(ada.events[0]).toEqual({ name: 'online', user_ids: ['bob'] });
+
+    const cy = await signedIn('cy');
+    await until(() => ada.events.length >= 2);
+    expect(ada.events[1]).toEqual({ name: 'online', user_ids: ['cy'] });
+    // A second tab of cy changes nothing; cy is offline only when the last tab goes.
+    const cyTab = await signedIn('cy');
+    cy.client.disconnect();
+    await sleep(300);
+    expect(ada.events).toHaveLength(2);
+    cyTab.client.disconnect();
+    await until(() => ada.events.length >= 3);
+    expect(ada.events[2]).toEqual({ name: 'offline', user_ids: ['cy'] });
+  });
+
+  it('refuses a watchlist over 100 user ids with a pusher:error, keeping the socket', async () => {
+    const client = await RawClient.connect(started.url());
+    const watchlist = Array.from({ length: 101 }, (_, i) => `u${i}`);
+    const answer = await client.signin({ id: 'big', watchlist });
+    expect(answer.event).toBe('pusher:error');
+    expect(answer.data).toMatchObject({ code: 4302 });
+    expect(String((answer.data as { message: string }).message)).toContain('at most 100');
+    expect(await client.isServed()).toBe(true);
+    client.close();
+  });
+});

@@ -127,6 +127,10 @@ export function createRedisClusterNode(options: RedisClusterOptions = {}): Redis
   // Channels whose occupancy (this node holding subscribers) Redis last acknowledged, per app: a resync compares
   // against it to report the occupied/vacated changes that happened while Redis was away, and only those.
   const occupied = new Map<string, Set<string>>();
+  // Users this node holds signed-in sockets of (what it asked Redis to hold), and what Redis last acknowledged.
+  const signedIn = new Map<string, Set<string>>();
+  const onlineAcked = new Map<string, Set<string>>();
+  const userChains = new Map<string, Promise<void>>();
   // member_added/member_removed found by a resync or a reap and not yet published: Redis already holds the change,
   // so a later sync finds nothing to announce and these are kept until a publish succeeds. One per user and
   // channel, the latest winning, so the map stays as small as the presence state it describes.
@@ -202,6 +206,7 @@ export function createRedisClusterNode(options: RedisClusterOptions = {}): Redis
       if (message.type === 'deliver') listener.deliver(message.delivery);
       else if (message.type === 'terminate') listener.terminate(message.appId, message.userId);
       else if (message.type === 'count') listener.countChanged?.(message.appId, message.channel);
+      else if (message.type === 'user') listener.userChanged?.(message.appId, message.userId, message.online);
       else listener.restart();
     } catch (error) {
       metrics.error?.('listener');
@@ -253,6 +258,45 @@ export function createRedisClusterNode(options: RedisClusterOptions = {}): Redis
     if (quiet) return;
     if (reply === 1) tell({ type: 'occupied', appId, channel });
     else if (reply === -1) tell({ type: 'vacated', appId, channel });
+  }
+
+  /** Tells every node, this one included, that a user came online or went offline. */
+  function announceUser(appId: string, userId: string, online: boolean): void {
+    try {
+      listener?.userChanged?.(appId, userId, online);
+    } catch (error) {
+      metrics.error?.('listener');
+      logger.error('listener failed on a user change', { nodeId, error: messageOf(error) });
+    }
+    publish({ type: 'user', appId, userId, online });
+  }
+
+  /**
+   * Records whether `node` holds signed-in sockets of a user; announces the user online or offline when that is the
+   * cluster's change (unless `quiet`, for rewriting a share that Redis may have lost).
+   */
+  async function markUser(
+    node: string,
+    appId: string,
+    userId: string,
+    holds: boolean,
+    quiet = false,
+  ): Promise<void> {
+    const reply = await runScript(
+      link,
+      lua.occupancy,
+      [keys.online(appId, userId)],
+      [node, holds ? '1' : '0'],
+    );
+    if (node === nodeId) {
+      const acked = onlineAcked.get(appId) ?? new Set<string>();
+      onlineAcked.set(appId, acked);
+      if (holds) acked.add(userId);
+      else acked.delete(userId);
+    }
+    if (quiet) return;
+    if (reply === 1) announceUser(appId, userId, true);
+    else if (reply === -1) announceUser(appId, userId, false);
   }
 
   /** Queues a presence change for the other nodes (sent by {@link flushAnnouncements}). */
@@ -329,6 +373,7 @@ export function createRedisClusterNode(options: RedisClusterOptions = {}): Redis
       apps.flatMap((appId) => [
         send(keys.connections(appId), 'HDEL', keys.connections(appId), target),
         send(keys.nodeSubscriptions(target, appId), 'DEL', keys.nodeSubscriptions(target, appId)),
+        send(keys.nodeUsers(target, appId), 'DEL', keys.nodeUsers(target, appId)),
       ]),
     );
     await send(keys.nodePresence(target), 'DEL', keys.nodePresence(target), keys.nodeApps(target));
@@ -361,7 +406,7 @@ export function createRedisClusterNode(options: RedisClusterOptions = {}): Redis
         presence.set(ref, sockets);
         if (!sockets.has(socketId)) sockets.set(socketId, member);
       }
-      const allApps = new Set([...apps, ...connections.keys(), ...subscriptions.keys()]);
+      const allApps = new Set([...apps, ...connections.keys(), ...subscriptions.keys(), ...signedIn.keys()]);
       const refs = new Set([...indexed, ...presence.keys()]);
       const writes: Array<Promise<unknown>> = [];
       if (allApps.size) writes.push(send(keys.nodeApps(nodeId), 'SADD', keys.nodeApps(nodeId), ...allApps));
@@ -383,6 +428,19 @@ export function createRedisClusterNode(options: RedisClusterOptions = {}): Redis
         for (const channel of new Set([...now.keys(), ...acked])) {
           const holds = (now.get(channel) ?? 0) > 0;
           writes.push(markOccupancy(nodeId, appId, channel, holds, holds === acked.has(channel)));
+        }
+        // Signed-in users alike: the index rewritten, online/offline reported for what changed meanwhile.
+        const users = signedIn.get(appId) ?? new Set<string>();
+        const usersKey = keys.nodeUsers(nodeId, appId);
+        writes.push(
+          send(usersKey, 'DEL', usersKey).then(() =>
+            users.size > 0 ? send(usersKey, 'SADD', usersKey, ...users) : undefined,
+          ),
+        );
+        const ackedUsers = onlineAcked.get(appId) ?? new Set<string>();
+        for (const userId of new Set([...users, ...ackedUsers])) {
+          const holds = users.has(userId);
+          writes.push(markUser(nodeId, appId, userId, holds, holds === ackedUsers.has(userId)));
         }
       }
       const synced = [...refs].map((ref) => syncChannel(ref, presence.get(ref) ?? new Map(), nodeId));
@@ -470,6 +528,18 @@ export function createRedisClusterNode(options: RedisClusterOptions = {}): Redis
       await Promise.all(
         held.flatMap(({ appId, channels }) =>
           channels.map((channel) => markOccupancy(target, appId, channel, false)),
+        ),
+      );
+      // Its signed-in users: those it was the last to hold go offline, told to every node by this survivor.
+      const heldUsers = await Promise.all(
+        apps.map(async (appId) => {
+          const key = keys.nodeUsers(target, appId);
+          return { appId, users: toStrings(await send(key, 'SMEMBERS', key)) };
+        }),
+      );
+      await Promise.all(
+        heldUsers.flatMap(({ appId, users }) =>
+          users.map((userId) => markUser(target, appId, userId, false)),
         ),
       );
       await dropCounts(target, apps);
@@ -681,6 +751,40 @@ export function createRedisClusterNode(options: RedisClusterOptions = {}): Redis
       write('subscriptions', () =>
         count > 0 ? send(key, 'HSET', key, channel, String(count)) : send(key, 'HDEL', key, channel),
       );
+    },
+
+    setLocalUser(appId, userId, holds) {
+      const users = signedIn.get(appId) ?? new Set<string>();
+      signedIn.set(appId, users);
+      if (users.has(userId) === holds) return;
+      if (holds) users.add(userId);
+      else users.delete(userId);
+      noteApp(appId);
+      const key = keys.nodeUsers(nodeId, appId);
+      // Ordered so a reaper always finds, in the index, a user this node may hold online: the index entry is
+      // written before the user is marked online and removed after the mark is gone.
+      // One user's changes run one after the other, so a quick sign-out and sign-in end as they happened.
+      const chainKey = `${appId}\u0000${userId}`;
+      const previous = userChains.get(chainKey) ?? Promise.resolve();
+      const next = previous.then(async () => {
+        if (holds) await send(key, 'SADD', key, userId);
+        await markUser(nodeId, appId, userId, holds);
+        if (!holds) await send(key, 'SREM', key, userId);
+      });
+      const settled = next.catch((error: unknown) => fail('online', error));
+      userChains.set(chainKey, settled);
+      void settled.then(() => {
+        if (userChains.get(chainKey) === settled) userChains.delete(chainKey);
+      });
+    },
+
+    async onlineUsers(appId, userIds) {
+      const cards = await read('online', () =>
+        Promise.all(
+          userIds.map((userId) => send(keys.online(appId, userId), 'SCARD', keys.online(appId, userId))),
+        ),
+      );
+      return userIds.filter((_, index) => Number(cards[index]) > 0);
     },
 
     storeCachedEvent(appId, channel, event, ttlMs) {

@@ -20,6 +20,8 @@ export interface RecordingListener extends ClusterListener {
   readonly terminations: Array<{ appId: string; userId: string }>;
   /** Channel changes this node was the one told of (occupied, vacated, members removed by a reap). */
   readonly changes: ClusterChannelChange[];
+  /** Users that came online or went offline, as told to this node. */
+  readonly users: Array<{ appId: string; userId: string; online: boolean }>;
   restarts: number;
   state: LocalClusterState;
 }
@@ -29,6 +31,7 @@ export function recordingListener(): RecordingListener {
     deliveries: [],
     terminations: [],
     changes: [],
+    users: [],
     restarts: 0,
     state: { connections: [], subscriptions: [], presence: [] },
     deliver: (delivery) => recorder.deliveries.push(delivery),
@@ -38,6 +41,7 @@ export function recordingListener(): RecordingListener {
     },
     localState: () => recorder.state,
     channelChanged: (change) => recorder.changes.push(change),
+    userChanged: (appId, userId, online) => recorder.users.push({ appId, userId, online }),
   };
   return recorder;
 }

@@ -296,6 +296,31 @@ describe.each(backends)('cluster adapter on $name', (backend) => {
     expect([b, c].flatMap((node) => node.listener.changes)).toHaveLength(1);
   });
 
+  it('tells every node once when a user comes online anywhere and goes offline everywhere, also after a reap', async () => {
+    const [a, b, c] = await startThree();
+    a.adapter.setLocalUser?.('1', 'ada', true);
+    b.adapter.setLocalUser?.('1', 'ada', true);
+    await eventually(() => {
+      for (const node of [a, b, c])
+        expect(node.listener.users).toEqual([{ appId: '1', userId: 'ada', online: true }]);
+    });
+    expect(await c.adapter.onlineUsers?.('1', ['ada', 'bob'])).toEqual(['ada']);
+    b.adapter.setLocalUser?.('1', 'ada', false);
+    await sleep(150);
+    for (const node of [a, b, c]) expect(node.listener.users).toHaveLength(1);
+    // The node holding ada's last socket dies: a survivor takes her offline, told to both survivors once.
+    cluster.kill('a');
+    await eventually(() => {
+      for (const node of [b, c]) {
+        expect(node.listener.users).toEqual([
+          { appId: '1', userId: 'ada', online: true },
+          { appId: '1', userId: 'ada', online: false },
+        ]);
+      }
+    }, cluster.deadWindowMs + 15_000);
+    expect(await b.adapter.onlineUsers?.('1', ['ada'])).toEqual([]);
+  });
+
   it('serves the last event of a cache channel from another node until it expires', async () => {
     const [a, b] = await startThree();
     const event = {

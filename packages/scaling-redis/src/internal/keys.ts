@@ -26,6 +26,10 @@ export function createKeys(prefix: string) {
         `${presence(appId, channel)}:users`,
         `${presence(appId, channel)}:info`,
       ] as const,
+    /** Set of the user ids a node holds signed-in sockets of, for one app. */
+    nodeUsers: (nodeId: string, appId: string) => `${node(nodeId)}:users:${appId}`,
+    /** Set of the node ids holding signed-in sockets of one user: online while it has members. */
+    online: (appId: string, userId: string) => `${prefix}{app:${appId}}:online:${userId}`,
     /** Set of the node ids holding subscribers of one channel: occupied while it has members. */
     occupancy: (appId: string, channel: string) => `${prefix}{app:${appId}}:occupied:${channel}`,
     /** Hash {event, data, frame} with a PX expiry: the last event of a cache channel. */

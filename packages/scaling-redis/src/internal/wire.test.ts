@@ -35,6 +35,13 @@ describe('encodeWireMessage', () => {
     });
   });
 
+  it('carries a user going online or offline', () => {
+    for (const online of [true, false]) {
+      const user = { type: 'user', appId: 'a', userId: 'u"1', online } as const;
+      expect(decodeWireMessage(encodeWireMessage('n', user))).toEqual({ nodeId: 'n', message: user });
+    }
+  });
+
   it('carries a count change with its app and channel', () => {
     const count = { type: 'count', appId: 'a:1', channel: 'room-1' } as const;
     expect(decodeWireMessage(encodeWireMessage('n', count))).toEqual({ nodeId: 'n', message: count });

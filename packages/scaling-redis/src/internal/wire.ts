@@ -6,6 +6,7 @@ import type { ClusterMessage } from '@herald/protocol-core';
 //   [1, "t", nodeId, appId, userId]\n
 //   [1, "r", nodeId]\n
 //   [1, "c", nodeId, appId, channel]\n
+//   [1, "u", nodeId, appId, userId, "1" | "0"]\n
 const VERSION = 1;
 
 /** A message from another node, with the id of the node that sent it. */
@@ -27,6 +28,8 @@ export function encodeWireMessage(nodeId: string, message: ClusterMessage): stri
       return `${JSON.stringify([VERSION, 'r', nodeId])}\n`;
     case 'count':
       return `${JSON.stringify([VERSION, 'c', nodeId, message.appId, message.channel])}\n`;
+    case 'user':
+      return `${JSON.stringify([VERSION, 'u', nodeId, message.appId, message.userId, message.online ? '1' : '0'])}\n`;
   }
 }
 
@@ -59,6 +62,9 @@ export function decodeWireMessage(raw: string): WireMessage | undefined {
     return { nodeId, message: { type: 'terminate', appId: a, userId: b } };
   }
   if (type === 'r') return { nodeId, message: { type: 'restart' } };
+  if (type === 'u' && a !== undefined && b !== undefined && (c === '1' || c === '0')) {
+    return { nodeId, message: { type: 'user', appId: a, userId: b, online: c === '1' } };
+  }
   if (type === 'c' && a !== undefined && b !== undefined) {
     return { nodeId, message: { type: 'count', appId: a, channel: b } };
   }

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import Pusher from 'pusher';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PusherClient } from './pusher-client.js';
 import { socket } from './raw-socket.js';
@@ -30,7 +31,7 @@ function nodeConfig(prefix: string, nodeId: string, redisPort: number): string {
   return cwd;
 }
 
-describe('subscription counts across two nodes', () => {
+describe('subscription counts and watchlists across two nodes', () => {
   let redis: RedisProcess;
   let nodes: RunningBin[];
 
@@ -85,5 +86,59 @@ describe('subscription counts across two nodes', () => {
     expect(counts.at(-1)).toBe(11);
     for (const joiner of joiners.slice(10)) joiner.ws.close();
     watcher.disconnect();
+  });
+
+  it('tells a pusher-js watcher on one node when watched users sign in and out on the other', async () => {
+    const [a, b] = nodes as [RunningBin, RunningBin];
+    type WatchEvent = { name: string; user_ids: string[] };
+    const signedIn = async (port: number, user: { id: string; watchlist?: string[] }) => {
+      const sdk = new Pusher({
+        appId: APP.id,
+        key: APP.key,
+        secret: APP.secret,
+        host: '127.0.0.1',
+        port: String(port),
+      });
+      const client = new PusherClient(APP.key, {
+        cluster: 'mt1',
+        wsHost: '127.0.0.1',
+        wsPort: port,
+        forceTLS: false,
+        enabledTransports: ['ws'],
+        disableStats: true,
+        userAuthentication: {
+          endpoint: '/unused',
+          transport: 'ajax',
+          customHandler: ({ socketId }, callback) => callback(null, sdk.authenticateUser(socketId, user)),
+        },
+      });
+      const events: WatchEvent[] = [];
+      client.user.watchlist.bind('online', (event: WatchEvent) => events.push(event));
+      client.user.watchlist.bind('offline', (event: WatchEvent) => events.push(event));
+      client.signin();
+      await client.user.signinDonePromise;
+      return { client, events };
+    };
+    const until = async (check: () => boolean) => {
+      const deadline = Date.now() + 20_000;
+      while (!check()) {
+        if (Date.now() > deadline) throw new Error('timed out');
+        await sleep(20);
+      }
+    };
+    const early = await signedIn(b.port, { id: 'early' });
+    const watcher = await signedIn(a.port, { id: 'watcher', watchlist: ['early', 'late'] });
+    await until(() => watcher.events.length >= 1);
+    expect(watcher.events[0]).toEqual({ name: 'online', user_ids: ['early'] });
+    const late = await signedIn(b.port, { id: 'late' });
+    await until(() => watcher.events.length >= 2);
+    expect(watcher.events[1]).toEqual({ name: 'online', user_ids: ['late'] });
+    late.client.disconnect();
+    await until(() => watcher.events.length >= 3);
+    expect(watcher.events[2]).toEqual({ name: 'offline', user_ids: ['late'] });
+    await sleep(300);
+    expect(watcher.events).toHaveLength(3);
+    early.client.disconnect();
+    watcher.client.disconnect();
   });
 });
