@@ -1,0 +1,55 @@
+import { connect, createServer, type Socket } from 'node:net';
+
+/**
+ * A TCP proxy on loopback in front of the shared PostgreSQL, so a test can take the database away from a store
+ * (and give it back) without stopping the PostgreSQL that other tests use.
+ */
+export interface TcpProxy {
+  readonly port: number;
+  /** Drops every open connection and refuses new ones until `restore`. */
+  cut(): void;
+  restore(): void;
+  close(): Promise<void>;
+}
+
+export async function startTcpProxy(target: { host: string; port: number }): Promise<TcpProxy> {
+  const open = new Set<Socket>();
+  let refusing = false;
+  const server = createServer((incoming) => {
+    if (refusing) {
+      incoming.destroy();
+      return;
+    }
+    const outgoing = connect(target.port, target.host);
+    for (const [from, to] of [
+      [incoming, outgoing],
+      [outgoing, incoming],
+    ] as const) {
+      open.add(from);
+      from.pipe(to);
+      from.on('error', () => to.destroy());
+      from.on('close', () => {
+        open.delete(from);
+        to.destroy();
+      });
+    }
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const address = server.address();
+  if (typeof address !== 'object' || address === null) throw new Error('proxy has no port');
+  return {
+    port: address.port,
+    cut() {
+      refusing = true;
+      for (const socket of open) socket.destroy();
+    },
+    restore() {
+      refusing = false;
+    },
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const socket of open) socket.destroy();
+        server.close(() => resolve());
+      }),
+  };
+}
