@@ -6,6 +6,8 @@ import {
   type RealtimeBackend,
 } from '@herald/http-api';
 import {
+  type AppChanges,
+  type AppStore,
   createRealtimeServer,
   type Logger,
   type RealtimeApp,
@@ -14,14 +16,15 @@ import {
 } from '@herald/realtime-server';
 // Types only: the adapter itself is imported when scaling or the redis driver is on.
 import type { RedisServerOptions } from '@herald/scaling-redis';
-import type { ApplicationConfig, RealtimeConfig, ServerConfig } from './config-schema.js';
+import { openAppSource, type ServedApp } from './app-source.js';
+import type { RealtimeConfig, ServerConfig } from './config-schema.js';
 import { scoped } from './logger.js';
 
 /**
  * Maps an application's config keys onto the real-time server's options. Socket limits come from the app's own
  * keys, else from `rate_limiter` (client events when it is enabled, frames when `rate_limiter.connection` is).
  */
-export function toRealtimeApp(app: ApplicationConfig, limits: RealtimeConfig['rate_limiter']): RealtimeApp {
+export function toRealtimeApp(app: ServedApp, limits: RealtimeConfig['rate_limiter']): RealtimeApp {
   const clientEvents = limits.enabled
     ? (app.max_frontend_events_per_second ?? limits.default_limits.max_frontend_events_per_second)
     : undefined;
@@ -35,6 +38,7 @@ export function toRealtimeApp(app: ApplicationConfig, limits: RealtimeConfig['ra
     id: app.id,
     key: app.key,
     secret: app.secret,
+    ...(app.previous_secrets ? { previousSecrets: app.previous_secrets } : {}),
     name: app.name ?? app.id,
     enabled: app.enabled,
     maxConnections: app.max_connections,
@@ -53,11 +57,12 @@ export function toRealtimeApp(app: ApplicationConfig, limits: RealtimeConfig['ra
 }
 
 /** Maps an application's config keys onto the HTTP API's view of it. */
-export function toApiApp(app: ApplicationConfig): ApiApp {
+export function toApiApp(app: ServedApp): ApiApp {
   return {
     id: app.id,
     key: app.key,
     secret: app.secret,
+    ...(app.previous_secrets ? { previousSecrets: app.previous_secrets } : {}),
     enabled: app.enabled,
     allowedOrigins: app.allowed_origins,
     maxEventPayloadInKb: app.max_event_payload_in_kb,
@@ -113,6 +118,8 @@ export interface RunningRealtime {
   readonly server: RealtimeServer;
   readonly port: number;
   readonly settings: ServerConfig;
+  /** The apps served right now (from the config file, or as last read from the app store). */
+  apps(): readonly ServedApp[];
   /**
    * Restarts in place with a re-read config: every socket closes with 4200 and the apps, limits and REST API
    * are rebuilt on the same listening socket. Returns what could not change without a process restart.
@@ -125,7 +132,11 @@ export interface RunningRealtime {
 export async function startRealtime(
   config: RealtimeConfig,
   logger: Logger,
-  hooks: { onRestart?: () => void } = {},
+  hooks: {
+    onRestart?: () => void;
+    /** Called after the app store reported a change and it was applied on this node. */
+    onAppsChanged?: (apps: readonly ServedApp[], changes: AppChanges) => void;
+  } = {},
 ): Promise<RunningRealtime> {
   const settings = config.servers[config.default] as ServerConfig;
   const tls = settings.options.tls;
@@ -156,6 +167,23 @@ export async function startRealtime(
           metrics: clusterMetrics,
         })
       : undefined;
+  // The apps come from the app store; its counts go into the server's metrics once the server exists.
+  const storeHooks = {
+    outage: () => countInto?.appStoreHooks().outage(),
+    restored: () => countInto?.appStoreHooks().restored(),
+    skippedRows: (count: number) => countInto?.appStoreHooks().skippedRows(count),
+  };
+  const store: AppStore<ServedApp> = await openAppSource(config, logger, storeHooks);
+  let served: readonly ServedApp[];
+  try {
+    served = await store.load();
+  } catch (error) {
+    await store.close();
+    throw error;
+  }
+  let current = config;
+  // The REST API looks apps up here on every request: a Map, replaced whole when the store reports a change.
+  let apiApps = new Map(served.map((app) => [app.id, toApiApp(app)]));
   const limits = config.rate_limiter;
   const sharedLimits =
     limits.enabled && limits.driver === 'redis' && redis
@@ -172,7 +200,7 @@ export async function startRealtime(
       : undefined;
   const server = createRealtimeServer({
     ...(cluster ? { cluster } : {}),
-    apps: config.applications.map((app) => toRealtimeApp(app, config.rate_limiter)),
+    apps: served.map((app) => toRealtimeApp(app, config.rate_limiter)),
     transport: config.transport,
     host: settings.host,
     port: settings.port,
@@ -198,7 +226,7 @@ export async function startRealtime(
   const buildApi = (next: RealtimeConfig) => {
     const nextLimits = next.rate_limiter;
     const apiOptions: HttpApiOptions = {
-      apps: next.applications.map(toApiApp),
+      apps: (id) => apiApps.get(id),
       backend: backendOf(server),
       path: settings.path,
       maxRequestSize: settings.max_request_size,
@@ -218,10 +246,22 @@ export async function startRealtime(
   };
   let api = buildApi(config);
   const port = await server.listen();
+  const appLog = scoped(logger, 'app_store');
+  const stopWatching = store.watch((apps) => {
+    try {
+      const changes = server.setApps(apps.map((app) => toRealtimeApp(app, current.rate_limiter)));
+      served = apps;
+      apiApps = new Map(apps.map((app) => [app.id, toApiApp(app)]));
+      hooks.onAppsChanged?.(apps, changes);
+    } catch (error) {
+      appLog.error('app change not applied', { error });
+    }
+  });
   return {
     server,
     port,
     settings,
+    apps: () => served,
     reload(next) {
       const nextSettings = next.servers[next.default] as ServerConfig;
       const kept = (['host', 'port', 'path', 'options'] as const).filter(
@@ -230,14 +270,22 @@ export async function startRealtime(
           !(key === 'port' && nextSettings.port === 0),
       );
       const keptScaling = JSON.stringify(next.scaling) !== JSON.stringify(config.scaling);
+      const keptStore = JSON.stringify(next.app_store) !== JSON.stringify(config.app_store);
+      // The file's apps are re-read by a restart; a store's apps are already current (it reports every change).
+      if (config.app_store.driver === 'config') served = next.applications;
+      current = next;
+      apiApps = new Map(served.map((app) => [app.id, toApiApp(app)]));
       api = buildApi(next);
-      server.reload({ apps: next.applications.map((app) => toRealtimeApp(app, next.rate_limiter)) });
+      server.reload({ apps: served.map((app) => toRealtimeApp(app, next.rate_limiter)) });
       return [
         ...kept.map((key) => `servers.${next.default}.${key} changed: it applies at the next process start`),
         ...(keptScaling ? ['scaling changed: it applies at the next process start'] : []),
+        ...(keptStore ? ['app_store changed: it applies at the next process start'] : []),
       ];
     },
     close: async () => {
+      stopWatching();
+      await store.close();
       await server.close();
       await sharedLimits?.close();
     },

@@ -162,7 +162,7 @@ export function createPostgresAppStore(options: PostgresAppStoreOptions): Postgr
     if (!down) {
       down = true;
       logger.warn('app store unreachable: serving the known apps from memory', {
-        scope: 'app-store',
+        scope: 'app_store',
         table: `${names.schema}.${names.table}`,
         error,
       });
@@ -257,7 +257,7 @@ export function createPostgresAppStore(options: PostgresAppStoreOptions): Postgr
       if (!parsed.ok) {
         skipped += 1;
         logger.warn('app row skipped', {
-          scope: 'app-store',
+          scope: 'app_store',
           appId: parsed.error.appId,
           column: parsed.error.column,
           reason: parsed.error.message,
@@ -291,7 +291,7 @@ export function createPostgresAppStore(options: PostgresAppStoreOptions): Postgr
         `UPDATE ${qualified} SET previous_secrets = $2::jsonb WHERE id = $1 AND previous_secrets = $3::jsonb`,
         [id, JSON.stringify(entries), JSON.stringify(stored)],
       ).catch((error: unknown) =>
-        logger.debug('dropping expired secrets failed', { scope: 'app-store', error }),
+        logger.debug('dropping expired secrets failed', { scope: 'app_store', error }),
       );
     }
   }
@@ -310,7 +310,7 @@ export function createPostgresAppStore(options: PostgresAppStoreOptions): Postgr
       try {
         listener(apps);
       } catch (error) {
-        logger.error('app store listener threw', { scope: 'app-store', error });
+        logger.error('app store listener threw', { scope: 'app_store', error });
       }
     }
   }
@@ -324,7 +324,7 @@ export function createPostgresAppStore(options: PostgresAppStoreOptions): Postgr
     reading = readAll()
       .then(emit, (error: unknown) => {
         // A read that fails with the connection gone is retried by the reconnect, which re-reads everything.
-        logger.debug('app store read failed', { scope: 'app-store', error });
+        logger.debug('app store read failed', { scope: 'app_store', error });
       })
       .finally(() => {
         reading = undefined;
@@ -358,14 +358,14 @@ export function createPostgresAppStore(options: PostgresAppStoreOptions): Postgr
       await listen();
       await readAll();
     } catch (error) {
-      logger.debug('app store connection failed', { scope: 'app-store', error, retryInMs: delay });
+      logger.debug('app store connection failed', { scope: 'app_store', error, retryInMs: delay });
       failed(error);
       return;
     }
     delay = firstDelay;
     if (down) {
       down = false;
-      logger.info('app store reachable again: every app re-read', { scope: 'app-store', apps: apps.length });
+      logger.info('app store reachable again: every app re-read', { scope: 'app_store', apps: apps.length });
       options.metrics?.restored();
     }
     emit();
