@@ -2,7 +2,7 @@ import { parseArgs } from 'node:util';
 import type { PostgresAppStore, StoredApp } from '@herald/app-store-postgres';
 import type { LogFields, Logger } from '@herald/protocol-core';
 import { openPostgresStore, servedAppOf } from './app-source.js';
-import { appSummary } from './banner.js';
+import { appSummary, NO_APPS } from './banner.js';
 import type { RealtimeConfig } from './config-schema.js';
 import { loadConfig } from './load-config.js';
 
@@ -98,7 +98,7 @@ async function run(action: Action, argv: string[], config: RealtimeConfig): Prom
       }
       case 'list': {
         const apps = await store.load();
-        if (apps.length === 0) console.log('No apps yet: add one with `realtime apps add --id <id>`.');
+        if (apps.length === 0) console.log(NO_APPS);
         printApps(apps, config);
         return;
       }

@@ -2,6 +2,9 @@ import type { ServedApp } from './app-source.js';
 import type { RealtimeConfig } from './config-schema.js';
 import { DEMO_SECRET } from './defaults.js';
 
+/** Said instead of the summary when a store holds no app yet. */
+export const NO_APPS = '  No apps yet: add one with `realtime apps add --id <id>`.';
+
 /**
  * The per-app summary the server prints at start and `realtime apps …` prints after each command: name, id, key,
  * and the WebSocket and REST URLs under the configured server's address. Secrets are hidden, except the demo's.
@@ -51,5 +54,6 @@ export function printBanner(
     '',
     ...appSummary(running.apps(), config, running.port),
   ];
+  if (running.apps().length === 0) lines.push(NO_APPS, '');
   console.log(lines.join('\n'));
 }

@@ -8,8 +8,8 @@ import {
   type PostgresAppStore,
   type StoredApp,
 } from '../src/index.js';
+import { startTcpProxy, type TcpProxy } from '../src/testing.js';
 import { dropSchema, PG, PG_URL, schemaName, sql } from './database.js';
-import { startTcpProxy, type TcpProxy } from './tcp-proxy.js';
 
 interface Logged {
   level: string;

@@ -1,8 +1,8 @@
 import { connect, createServer, type Socket } from 'node:net';
 
 /**
- * A TCP proxy on loopback in front of the shared PostgreSQL, so a test can take the database away from a store
- * (and give it back) without stopping the PostgreSQL that other tests use.
+ * A TCP proxy on loopback in front of a PostgreSQL, so a test can take the database away from a store (and give
+ * it back) without stopping a PostgreSQL that others use. Point the store's `url` at `127.0.0.1:{port}`.
  */
 export interface TcpProxy {
   readonly port: number;
@@ -12,6 +12,14 @@ export interface TcpProxy {
   close(): Promise<void>;
 }
 
+/**
+ * Starts a {@link TcpProxy} on a free loopback port, forwarding to `target`.
+ *
+ * @example
+ * const proxy = await startTcpProxy({ host: '127.0.0.1', port: 5432 });
+ * const store = createPostgresAppStore({ url: `postgres://postgres@127.0.0.1:${proxy.port}/test` });
+ * proxy.cut(); // the store's connection drops; known apps stay in memory
+ */
 export async function startTcpProxy(target: { host: string; port: number }): Promise<TcpProxy> {
   const open = new Set<Socket>();
   let refusing = false;
