@@ -21,8 +21,12 @@ export interface AppStoreHooks {
 export function servedAppOf(
   record: StoredApp,
 ): { ok: true; app: ServedApp } | { ok: false; problems: string[] } {
-  // Webhooks are stored with the app but not served yet; rotation bookkeeping is not a config key.
-  const { previous_secrets: previous, webhooks: _webhooks, ...fields } = record;
+  // Rotation bookkeeping is not a config key. Columns the config schema does not know (yet), such as the webhook
+  // settings before webhooks are served, are stored and kept but not handed to the server.
+  const { previous_secrets: previous, ...columns } = record;
+  const fields = Object.fromEntries(
+    Object.entries(columns).filter(([key]) => key in applicationSchema.shape),
+  );
   const parsed = applicationSchema.safeParse(fields);
   if (!parsed.success) {
     return {

@@ -33,6 +33,8 @@ export interface StoredApp {
   readonly max_read_requests_per_second?: number;
   /** Webhook targets, kept as written (an array of objects); the app that serves webhooks validates them. */
   readonly webhooks?: readonly Record<string, unknown>[];
+  /** Per-app webhook batching settings, kept as written (a JSON object). */
+  readonly webhook_batching?: Record<string, unknown>;
   /** Secrets replaced by `rotateSecret`, each accepted until `until` (epoch ms). Only unexpired ones are read. */
   readonly previous_secrets?: readonly PreviousSecret[];
 }
@@ -40,7 +42,7 @@ export interface StoredApp {
 /** The columns an app may be written with: everything but the rotation bookkeeping. */
 export type AppFields = Omit<StoredApp, 'previous_secrets'>;
 
-type Kind = 'text' | 'int' | 'number' | 'bool' | 'client_events' | 'origins' | 'webhooks';
+type Kind = 'text' | 'int' | 'number' | 'bool' | 'client_events' | 'origins' | 'webhooks' | 'object';
 
 interface Column {
   readonly name: keyof AppFields;
@@ -77,6 +79,7 @@ export const COLUMNS: readonly Column[] = [
   { name: 'max_frontend_events_per_second', kind: 'number' },
   { name: 'max_read_requests_per_second', kind: 'number' },
   { name: 'webhooks', kind: 'webhooks' },
+  { name: 'webhook_batching', kind: 'object' },
 ];
 
 const COLUMN_NAMES: ReadonlySet<string> = new Set(COLUMNS.map((column) => column.name));
@@ -89,6 +92,7 @@ export const SQL_TYPES: Record<Kind, string> = {
   client_events: 'text',
   origins: 'jsonb',
   webhooks: 'jsonb',
+  object: 'jsonb',
 };
 
 /** Why a row or a write was refused: the column at fault and what is wrong with its value. */
@@ -125,6 +129,8 @@ function problemWith(kind: Kind, value: unknown): string | undefined {
         : 'must be a non-empty JSON array of origins (strings)';
     case 'webhooks':
       return Array.isArray(value) && value.every(isObject) ? undefined : 'must be a JSON array of objects';
+    case 'object':
+      return isObject(value) ? undefined : 'must be a JSON object';
   }
 }
 

@@ -527,5 +527,5 @@ export function createPostgresAppStore(options: PostgresAppStoreOptions): Postgr
 function toSql(column: string, value: unknown): unknown {
   if (value === null) return null;
   const kind = COLUMNS.find((entry) => entry.name === column)?.kind;
-  return kind === 'origins' || kind === 'webhooks' ? JSON.stringify(value) : value;
+  return kind === 'origins' || kind === 'webhooks' || kind === 'object' ? JSON.stringify(value) : value;
 }

@@ -122,6 +122,7 @@ describe('PostgreSQL app store', () => {
       max_connections: 5,
       allowed_origins: ['https://shop.example'],
       webhooks: [{ url: 'https://hooks.example/pusher', event_types: ['channel_occupied'] }],
+      webhook_batching: { enabled: true, window_ms: 50 },
     });
     expect(added).toEqual({
       id: 'shop',
@@ -130,6 +131,7 @@ describe('PostgreSQL app store', () => {
       max_connections: 5,
       allowed_origins: ['https://shop.example'],
       webhooks: [{ url: 'https://hooks.example/pusher', event_types: ['channel_occupied'] }],
+      webhook_batching: { enabled: true, window_ms: 50 },
     });
     expect(await store.update('shop', { max_connections: 10, name: 'Shop' })).toMatchObject({
       max_connections: 10,
