@@ -755,6 +755,7 @@ export function createRealtimeServer(options: RealtimeServerOptions): RealtimeSe
   }
 
   function establish(ws: Socket, app: AppState): void {
+    if (!stillServed(ws, app)) return;
     const data = ws.getUserData();
     (data as { channels: Set<string> }).channels = new Set();
     data.established = true;
@@ -1089,11 +1090,16 @@ export function createRealtimeServer(options: RealtimeServerOptions): RealtimeSe
     return { connections, subscriptions, presence };
   }
 
+  function sweepEveryMs(): number {
+    const intervals = [...appsById.values()].map((app) => app.config.pingInterval);
+    return Math.max(250, Math.min(fallbacks.pingInterval, ...intervals) * 1000);
+  }
+
+  let sweepEvery = 0;
   function startSweep(): void {
     if (sweepTimer) clearInterval(sweepTimer);
-    const intervals = [...appsById.values()].map((app) => app.config.pingInterval);
-    const every = Math.max(250, Math.min(fallbacks.pingInterval, ...intervals) * 1000);
-    sweepTimer = setInterval(guard('sweep', sweep), every);
+    sweepEvery = sweepEveryMs();
+    sweepTimer = setInterval(guard('sweep', sweep), sweepEvery);
     sweepTimer.unref();
   }
 
@@ -1115,6 +1121,28 @@ export function createRealtimeServer(options: RealtimeServerOptions): RealtimeSe
   };
 
   // ---- apps changed at run time ------------------------------------------------------------------------------
+
+  // Restarted only when the interval changes: apps that change more often than it would otherwise never be swept.
+  function adjustSweep(): void {
+    if (listening && sweepEveryMs() !== sweepEvery) startSweep();
+  }
+
+  /**
+   * Whether a socket admitted asynchronously (cluster admission) may still be established: its app may have been
+   * disabled or removed meanwhile. If not, the socket is closed and its cluster admission given back.
+   */
+  function stillServed(ws: Socket, app: AppState): boolean {
+    const removed = appsById.get(app.config.id) !== app;
+    if (!removed && app.config.enabled) return true;
+    const data = ws.getUserData();
+    if (data.admitted) {
+      data.admitted = false;
+      cluster?.releaseConnection(app.config.id);
+    }
+    if (removed) closeWith(ws, undefined, ErrorCode.AppNotFound, 'No application has this key');
+    else closeWith(ws, undefined, ErrorCode.AppDisabled, 'Application is disabled');
+    return false;
+  }
 
   function closeAppSockets(app: AppState, code: number, message: string): void {
     for (const ws of [...app.sockets]) closeWith(ws, app, code, message);
@@ -1193,7 +1221,7 @@ export function createRealtimeServer(options: RealtimeServerOptions): RealtimeSe
     // Keys may have moved between apps in one change: index them again from the apps as they now are.
     appsByKey.clear();
     for (const app of appsById.values()) appsByKey.set(app.config.key, app);
-    if (listening) startSweep();
+    adjustSweep();
     return changes;
   }
 
@@ -1259,7 +1287,7 @@ export function createRealtimeServer(options: RealtimeServerOptions): RealtimeSe
         );
       }
       const change = applyApp(config);
-      if (listening && change !== 'unchanged') startSweep();
+      adjustSweep();
       return change;
     },
 

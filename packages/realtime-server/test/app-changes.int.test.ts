@@ -92,6 +92,23 @@ describe('apps changed at run time', () => {
     client.close();
   });
 
+  it('keeps pinging silent sockets while the app changes more often than the sweep runs', async () => {
+    started = await startServer({ app: { activityTimeout: 0.3, pingInterval: 0.5 } });
+    const { client } = await RawClient.established(started.url());
+    let maxConnections = 100;
+    const churn = setInterval(() => {
+      maxConnections += 1;
+      started?.server.upsertApp({ ...APP, activityTimeout: 0.3, pingInterval: 0.5, maxConnections });
+    }, 100);
+    try {
+      await client.next('pusher:ping', 10_000);
+    } finally {
+      clearInterval(churn);
+    }
+    expect(maxConnections).toBeGreaterThan(101);
+    client.close();
+  });
+
   it('refuses a list with two apps on one key, changing nothing', async () => {
     started = await startServer();
     const clash = () => started?.server.setApps([APP, { ...OTHER, key: APP.key }]);
