@@ -39,6 +39,13 @@ export interface PostgresAppStoreOptions {
   readonly maxReconnectDelayMs?: number;
   /** Gives up a connection attempt after this many ms. Default 5000. */
   readonly connectTimeoutMs?: number;
+  /**
+   * While watching, the connection is checked (`SELECT 1`) this often, in ms, so a database that went silent
+   * (a network partition: no error, no close) is noticed too. Default 10000.
+   */
+  readonly healthCheckMs?: number;
+  /** A check unanswered after this many ms counts as the database gone. Default 5000. */
+  readonly healthTimeoutMs?: number;
   readonly logger?: Logger;
   readonly metrics?: AppStoreMetrics;
 }
@@ -142,6 +149,8 @@ export function createPostgresAppStore(options: PostgresAppStoreOptions): Postgr
   let delay = firstDelay;
   let reconnectTimer: NodeJS.Timeout | undefined;
   let expiryTimer: NodeJS.Timeout | undefined;
+  let healthTimer: NodeJS.Timeout | undefined;
+  let checking = false;
   let apps: readonly StoredApp[] = [];
   let reading: Promise<void> | undefined;
   let readAgain = false;
@@ -335,11 +344,38 @@ export function createPostgresAppStore(options: PostgresAppStoreOptions): Postgr
       });
   }
 
+  /** One health check of the watching connection; an error or no answer in time counts as losing it. */
+  function checkHealth(): void {
+    const target = client;
+    if (!target || !listening || checking) return;
+    checking = true;
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(
+        () => reject(new Error('PostgreSQL did not answer the health check')),
+        options.healthTimeoutMs ?? 5000,
+      );
+    });
+    Promise.race([target.query('SELECT 1'), timeout])
+      .then(
+        () => undefined,
+        (error: unknown) => lost(target, error),
+      )
+      .finally(() => {
+        clearTimeout(timer);
+        checking = false;
+      });
+  }
+
   async function listen(): Promise<void> {
     const target = await connection();
     if (listening) return;
     await target.query(`LISTEN "${channel}"`);
     listening = true;
+    if (!healthTimer) {
+      healthTimer = setInterval(checkHealth, options.healthCheckMs ?? 10_000);
+      healthTimer.unref();
+    }
   }
 
   function scheduleReconnect(): void {
@@ -512,11 +548,20 @@ export function createPostgresAppStore(options: PostgresAppStoreOptions): Postgr
       listeners.clear();
       if (reconnectTimer) clearTimeout(reconnectTimer);
       if (expiryTimer) clearTimeout(expiryTimer);
+      if (healthTimer) clearInterval(healthTimer);
       const open = client ?? (await connecting?.catch(() => undefined));
       client = undefined;
       if (open) {
         open.removeAllListeners('end');
-        await open.end().catch(() => undefined);
+        // A database gone silent never answers the goodbye: wait a moment at most, so shutdown never hangs.
+        let timer: NodeJS.Timeout | undefined;
+        await Promise.race([
+          open.end().catch(() => undefined),
+          new Promise((resolve) => {
+            timer = setTimeout(resolve, 1000);
+          }),
+        ]);
+        clearTimeout(timer);
       }
     },
   };

@@ -8,6 +8,11 @@ export interface TcpProxy {
   readonly port: number;
   /** Drops every open connection and refuses new ones until `restore`. */
   cut(): void;
+  /**
+   * Stops forwarding without closing anything, as a network partition does: open connections go silent and new
+   * ones are accepted but never answered, until `restore` (which then drops them).
+   */
+  freeze(): void;
   restore(): void;
   close(): Promise<void>;
 }
@@ -22,10 +27,16 @@ export interface TcpProxy {
  */
 export async function startTcpProxy(target: { host: string; port: number }): Promise<TcpProxy> {
   const open = new Set<Socket>();
-  let refusing = false;
+  let mode: 'forward' | 'refuse' | 'freeze' = 'forward';
   const server = createServer((incoming) => {
-    if (refusing) {
+    if (mode === 'refuse') {
       incoming.destroy();
+      return;
+    }
+    if (mode === 'freeze') {
+      open.add(incoming);
+      incoming.on('error', () => incoming.destroy());
+      incoming.on('close', () => open.delete(incoming));
       return;
     }
     const outgoing = connect(target.port, target.host);
@@ -48,11 +59,19 @@ export async function startTcpProxy(target: { host: string; port: number }): Pro
   return {
     port: address.port,
     cut() {
-      refusing = true;
+      mode = 'refuse';
       for (const socket of open) socket.destroy();
     },
+    freeze() {
+      mode = 'freeze';
+      for (const socket of open) {
+        socket.unpipe();
+        socket.pause();
+      }
+    },
     restore() {
-      refusing = false;
+      if (mode === 'freeze') for (const socket of open) socket.destroy();
+      mode = 'forward';
     },
     close: () =>
       new Promise<void>((resolve) => {

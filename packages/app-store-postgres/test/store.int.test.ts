@@ -285,5 +285,33 @@ describe('PostgreSQL app store', () => {
       await later;
       stopWatching();
     });
+
+    it('notices a database gone silent (no error, no close) by its health check, and recovers', async () => {
+      const metrics = countingMetrics();
+      const writer = open();
+      await writer.add({ id: 'quiet', key: 'quiet-key', secret: 's' });
+      const store = open({
+        url: `postgres://${PG.user}@127.0.0.1:${proxy.port}/${PG.database}`,
+        metrics,
+        healthCheckMs: 100,
+        healthTimeoutMs: 300,
+        connectTimeoutMs: 500,
+        reconnectDelayMs: 50,
+        maxReconnectDelayMs: 200,
+      });
+      const watching = nextList(store, (apps) => ids(apps).includes('quiet'));
+      const stopWatching = store.watch(() => {});
+      await watching;
+
+      proxy.freeze();
+      await until(() => metrics.outages === 1);
+      expect(ids(store.current())).toContain('quiet');
+      await writer.update('quiet', { name: 'Quiet' });
+      const back = nextList(store, (apps) => apps.find((app) => app.id === 'quiet')?.name === 'Quiet');
+      proxy.restore();
+      await back;
+      expect(metrics.restores).toBe(1);
+      stopWatching();
+    });
   });
 });
