@@ -178,7 +178,8 @@ for (const scenario of list) {
     const portable = find(scenario.name, 'herald-portable')?.[key];
     if (header.includes('portable/uws')) cells.push(ratio(portable, herald));
     if (header.includes('portable/soketi')) cells.push(ratio(portable, find(scenario.name, 'soketi')?.[key]));
-    if (header.includes('webhooks/plain')) cells.push(ratio(find(scenario.name, 'herald-webhooks')?.[key], herald));
+    if (header.includes('webhooks/plain'))
+      cells.push(ratio(find(scenario.name, 'herald-webhooks')?.[key], herald));
     lines.push(`| ${cells.join(' | ')} |`);
   }
 }

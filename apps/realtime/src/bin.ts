@@ -1,8 +1,8 @@
 #!/usr/bin/env node
 import { parseArgs } from 'node:util';
-import type { RealtimeConfig } from './config-schema.js';
+import { appsCommand } from './apps-command.js';
+import { printBanner } from './banner.js';
 import { registerServer, runningServers } from './control.js';
-import { DEMO_SECRET } from './defaults.js';
 import { loadConfig } from './load-config.js';
 import { createLogger, scoped } from './logger.js';
 import { requestClusterRestart, startRealtime } from './start.js';
@@ -18,43 +18,25 @@ Commands:
   restart_server    Close every socket with 4200 and start fresh with the config re-read, on every
                     node of the cluster (through Redis) or on every server running on this machine
     --config <file>   Config file (to find the Redis of the cluster)
+  apps <action>     Manage the apps of a PostgreSQL app store (app_store.driver "postgres"); every
+                    running node applies the change within a second, without a restart
+    list                          Print every app
+    add --id <id> [--key <key>] [--secret <secret>] [--name <name>] [--set <key>=<value>]...
+                                  Add an app (key and secret generated when not given)
+    update <id> --set <key>=<value>...
+                                  Change config keys of an app (value JSON or text; null resets)
+    disable <id>                  Disable an app: its sockets close with 4003
+    enable <id>                   Enable it again
+    rotate-secret <id> [--grace <seconds>] [--secret <secret>]
+                                  New secret; the old one stays valid for the grace period
+                                  (default app_store.rotate_grace_seconds, 300)
+    --config <file>               Config file (to find the app store)
   help              Show this help`;
 
 function fail(lines: readonly string[], source: string): never {
   console.error(`realtime: invalid configuration (${source}):`);
   for (const line of lines) console.error(`  - ${line}`);
   process.exit(1);
-}
-
-function printBanner(
-  config: RealtimeConfig,
-  running: { readonly port: number; readonly server: { readonly transport: { readonly reason: string } } },
-  source: string,
-): void {
-  const { port } = running;
-  const settings = config.servers[config.default];
-  const bound = settings?.host ?? '0.0.0.0';
-  const host = settings?.hostname ?? (bound === '0.0.0.0' || bound === '::' ? 'localhost' : bound);
-  const secure = Boolean(settings?.options.tls.local_cert);
-  const base = `${host}:${port}${settings?.path ?? ''}`;
-  const lines = [
-    `Herald real-time server listening on ${bound}:${port} (config: ${source})`,
-    // Said once, plainly: which transport carries the sockets and why (and, when it is the portable one, what
-    // to install for native speed).
-    `Transport: ${running.server.transport.reason}`,
-    '',
-  ];
-  for (const app of config.applications) {
-    lines.push(`  App "${app.name ?? app.id}"${app.enabled ? '' : ' (disabled)'}`);
-    lines.push(`    App id:     ${app.id}`);
-    lines.push(`    App key:    ${app.key}`);
-    // Only the shipped demo secret is shown: real secrets never reach the terminal or the logs.
-    lines.push(`    App secret: ${app.secret === DEMO_SECRET ? app.secret : '(hidden; see your config)'}`);
-    lines.push(`    WebSocket:  ${secure ? 'wss' : 'ws'}://${base}/app/${app.key}`);
-    lines.push(`    REST API:   ${secure ? 'https' : 'http'}://${base}/apps/${app.id}/events`);
-    lines.push('');
-  }
-  console.log(lines.join('\n'));
 }
 
 async function server(argv: string[]): Promise<void> {
@@ -136,7 +118,13 @@ async function server(argv: string[]): Promise<void> {
   process.on('SIGHUP', () => void restart());
 
   try {
-    running = await startRealtime(config, root, { onRestart: () => void restart() });
+    running = await startRealtime(config, root, {
+      onRestart: () => void restart(),
+      onAppsChanged: (_apps, changes) => {
+        const changed = Object.entries(changes).filter(([, ids]) => ids.length > 0);
+        if (changed.length > 0) scoped(root, 'app_store').info('apps changed', Object.fromEntries(changed));
+      },
+    });
   } catch (error) {
     console.error(`realtime: ${(error as Error).message}`);
     process.exit(1);
@@ -150,7 +138,7 @@ async function server(argv: string[]): Promise<void> {
   scoped(root, 'command.server.start').info('server started', {
     port: running.port,
     transport: running.server.transport.name,
-    apps: config.applications.map((app) => app.id),
+    apps: running.apps().map((app) => app.id),
     source: loaded.source,
   });
 }
@@ -182,6 +170,8 @@ async function main(): Promise<void> {
       return server(rest);
     case 'restart_server':
       return restartServer(rest);
+    case 'apps':
+      return appsCommand(rest, fail);
     case undefined:
     case 'help':
     case '--help':

@@ -97,11 +97,50 @@ const redisServerSchema = z
   })
   .strict();
 
+// A plain SQL identifier: the store quotes it into its statements.
+const identifier = z
+  .string()
+  .regex(/^[A-Za-z_][A-Za-z0-9_]{0,47}$/, 'must be a plain identifier (letters, digits, _)');
+
+/**
+ * Where applications come from: `config` serves `applications[]` (changed by a restart), `postgres` serves a table
+ * that `realtime apps …` (or any SQL writer) changes while every node runs.
+ */
+export const appStoreSchema = z
+  .object({
+    driver: z.enum(['config', 'postgres']).default('config'),
+    postgres: z
+      .object({
+        /** A connection string, e.g. postgres://herald@db:5432/herald. */
+        url: z.string().min(1).optional(),
+        schema: identifier.default('public'),
+        table: identifier.default('herald_apps'),
+        /** Create or extend the table and its trigger when the server starts. */
+        migrate: z.boolean().default(true),
+      })
+      .strict()
+      .prefault({}),
+    /** Seconds `realtime apps rotate-secret` keeps the replaced secret valid (`--grace` overrides). */
+    rotate_grace_seconds: z.number().int().min(0).default(300),
+  })
+  .strict()
+  .superRefine((store, ctx) => {
+    if (store.driver === 'postgres' && store.postgres.url === undefined) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['postgres', 'url'],
+        message: 'is required when driver is "postgres" (or set REALTIME_APP_STORE_URL)',
+      });
+    }
+  });
+
 export const configSchema = z
   .object({
     default: z.string().min(1).default('herald'),
     servers: z.record(z.string(), serverSchema).default({ herald: serverSchema.parse({}) }),
-    applications: z.array(applicationSchema).min(1, 'at least one application is required'),
+    /** The apps served with `app_store.driver` "config" (the default); not read with "postgres". */
+    applications: z.array(applicationSchema).default([]),
+    app_store: appStoreSchema.prefault({}),
     /**
      * What carries the sockets: `auto` runs a native uWebSockets.js build where one loads and the portable
      * transport (node:http + ws) otherwise; `uws` or `portable` forces one.
@@ -175,6 +214,13 @@ export const configSchema = z
   })
   .strict()
   .superRefine((config, ctx) => {
+    if (config.app_store.driver === 'config' && config.applications.length === 0) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['applications'],
+        message: 'at least one application is required (or set app_store.driver to "postgres")',
+      });
+    }
     if (!(config.default in config.servers)) {
       ctx.addIssue({
         code: 'custom',
@@ -203,6 +249,7 @@ export type RealtimeConfigInput = z.input<typeof configSchema>;
 export type RealtimeConfig = z.output<typeof configSchema>;
 export type ApplicationConfig = z.output<typeof applicationSchema>;
 export type ServerConfig = z.output<typeof serverSchema>;
+export type AppStoreConfig = z.output<typeof appStoreSchema>;
 
 /** Turns zod issues into lines of `key.path: message`. */
 export function formatIssues(issues: readonly z.core.$ZodIssue[], root = ''): string[] {

@@ -41,6 +41,10 @@ export const envSchema = z.object({
   REALTIME_SCALING_ENABLED: flag.optional(),
   REALTIME_REDIS_URL: z.string().min(1).optional(),
   REALTIME_TRANSPORT: z.enum(['auto', 'uws', 'portable']).optional(),
+  REALTIME_APP_STORE_DRIVER: z.enum(['config', 'postgres']).optional(),
+  REALTIME_APP_STORE_URL: z.string().min(1).optional(),
+  REALTIME_APP_STORE_SCHEMA: z.string().min(1).optional(),
+  REALTIME_APP_STORE_TABLE: z.string().min(1).optional(),
   NODE_ENV: z.string().optional(),
 });
 
@@ -134,6 +138,14 @@ function applyOverrides(raw: Json, env: z.output<typeof envSchema>, cli: CliOver
     set(raw, ['scaling', 'enabled'], env.REALTIME_SCALING_ENABLED);
   if (env.REALTIME_REDIS_URL !== undefined) set(raw, ['scaling', 'server', 'url'], env.REALTIME_REDIS_URL);
   if (env.REALTIME_TRANSPORT !== undefined) raw.transport = env.REALTIME_TRANSPORT;
+  const storeOverrides: Array<[string[], unknown]> = [
+    [['driver'], env.REALTIME_APP_STORE_DRIVER],
+    [['postgres', 'url'], env.REALTIME_APP_STORE_URL],
+    [['postgres', 'schema'], env.REALTIME_APP_STORE_SCHEMA],
+    [['postgres', 'table'], env.REALTIME_APP_STORE_TABLE],
+  ];
+  for (const [path, value] of storeOverrides)
+    if (value !== undefined) set(raw, ['app_store', ...path], value);
   const debug = cli.debug ?? env.REALTIME_DEBUG;
   if (debug !== undefined) set(raw, ['logging', 'debug_enabled'], debug);
 }
@@ -190,7 +202,8 @@ export async function loadConfig(options: {
   const parsed = configSchema.safeParse(editable);
   if (!parsed.success) return { ok: false, problems: formatIssues(parsed.error.issues), source };
   const config = parsed.data;
-  if (env.data.NODE_ENV === 'production') {
+  // The file's apps are served only by the config driver; with a store, the demo entry is never served.
+  if (env.data.NODE_ENV === 'production' && config.app_store.driver === 'config') {
     const problems = config.applications.flatMap((app, index) =>
       app.secret === DEMO_SECRET
         ? [

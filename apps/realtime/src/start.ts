@@ -6,6 +6,8 @@ import {
   type RealtimeBackend,
 } from '@herald/http-api';
 import {
+  type AppChanges,
+  type AppStore,
   createRealtimeServer,
   type Logger,
   type RealtimeApp,
@@ -14,7 +16,8 @@ import {
 } from '@herald/realtime-server';
 // Types only: the adapter itself is imported when scaling or the redis driver is on.
 import type { RedisServerOptions, RedisWebhookQueue } from '@herald/scaling-redis';
-import type { ApplicationConfig, RealtimeConfig, ServerConfig } from './config-schema.js';
+import { openAppSource, type ServedApp } from './app-source.js';
+import type { RealtimeConfig, ServerConfig } from './config-schema.js';
 import { scoped } from './logger.js';
 import { startWebhooks } from './webhooks.js';
 
@@ -22,7 +25,7 @@ import { startWebhooks } from './webhooks.js';
  * Maps an application's config keys onto the real-time server's options. Socket limits come from the app's own
  * keys, else from `rate_limiter` (client events when it is enabled, frames when `rate_limiter.connection` is).
  */
-export function toRealtimeApp(app: ApplicationConfig, limits: RealtimeConfig['rate_limiter']): RealtimeApp {
+export function toRealtimeApp(app: ServedApp, limits: RealtimeConfig['rate_limiter']): RealtimeApp {
   const clientEvents = limits.enabled
     ? (app.max_frontend_events_per_second ?? limits.default_limits.max_frontend_events_per_second)
     : undefined;
@@ -36,6 +39,7 @@ export function toRealtimeApp(app: ApplicationConfig, limits: RealtimeConfig['ra
     id: app.id,
     key: app.key,
     secret: app.secret,
+    ...(app.previous_secrets ? { previousSecrets: app.previous_secrets } : {}),
     name: app.name ?? app.id,
     enabled: app.enabled,
     maxConnections: app.max_connections,
@@ -56,11 +60,12 @@ export function toRealtimeApp(app: ApplicationConfig, limits: RealtimeConfig['ra
 }
 
 /** Maps an application's config keys onto the HTTP API's view of it. */
-export function toApiApp(app: ApplicationConfig): ApiApp {
+export function toApiApp(app: ServedApp): ApiApp {
   return {
     id: app.id,
     key: app.key,
     secret: app.secret,
+    ...(app.previous_secrets ? { previousSecrets: app.previous_secrets } : {}),
     enabled: app.enabled,
     allowedOrigins: app.allowed_origins,
     maxEventPayloadInKb: app.max_event_payload_in_kb,
@@ -114,8 +119,10 @@ function redisWebhookQueue(
   redis: typeof import('@herald/scaling-redis'),
   config: RealtimeConfig,
   logger: Logger,
+  apps: readonly ServedApp[],
 ): RedisWebhookQueue | undefined {
-  if (!config.applications.some((app) => app.webhooks.length > 0)) return undefined;
+  const dynamic = config.app_store.driver !== 'config';
+  if (!dynamic && !apps.some((app) => app.webhooks.length > 0)) return undefined;
   return redis.createRedisWebhookQueue({
     ...scalingRedis(config),
     keyPrefix: config.scaling.prefix,
@@ -135,6 +142,8 @@ export interface RunningRealtime {
   readonly server: RealtimeServer;
   readonly port: number;
   readonly settings: ServerConfig;
+  /** The apps served right now (from the config file, or as last read from the app store). */
+  apps(): readonly ServedApp[];
   /**
    * Restarts in place with a re-read config: every socket closes with 4200 and the apps, limits and REST API
    * are rebuilt on the same listening socket. Returns what could not change without a process restart.
@@ -149,7 +158,11 @@ export interface RunningRealtime {
 export async function startRealtime(
   config: RealtimeConfig,
   logger: Logger,
-  hooks: { onRestart?: () => void } = {},
+  hooks: {
+    onRestart?: () => void;
+    /** Called after the app store reported a change and it was applied on this node. */
+    onAppsChanged?: (apps: readonly ServedApp[], changes: AppChanges) => void;
+  } = {},
 ): Promise<RunningRealtime> {
   const settings = config.servers[config.default] as ServerConfig;
   const tls = settings.options.tls;
@@ -180,6 +193,23 @@ export async function startRealtime(
           metrics: clusterMetrics,
         })
       : undefined;
+  // The apps come from the app store; its counts go into the server's metrics once the server exists.
+  const storeHooks = {
+    outage: () => countInto?.appStoreHooks().outage(),
+    restored: () => countInto?.appStoreHooks().restored(),
+    skippedRows: (count: number) => countInto?.appStoreHooks().skippedRows(count),
+  };
+  const store: AppStore<ServedApp> = await openAppSource(config, logger, storeHooks);
+  let served: readonly ServedApp[];
+  try {
+    served = await store.load();
+  } catch (error) {
+    await store.close();
+    throw error;
+  }
+  let current = config;
+  // The REST API looks apps up here on every request: a Map, replaced whole when the store reports a change.
+  let apiApps = new Map(served.map((app) => [app.id, toApiApp(app)]));
   const limits = config.rate_limiter;
   const sharedLimits =
     limits.enabled && limits.driver === 'redis' && redis
@@ -196,7 +226,7 @@ export async function startRealtime(
       : undefined;
   const server = createRealtimeServer({
     ...(cluster ? { cluster } : {}),
-    apps: config.applications.map((app) => toRealtimeApp(app, config.rate_limiter)),
+    apps: served.map((app) => toRealtimeApp(app, config.rate_limiter)),
     transport: config.transport,
     host: settings.host,
     port: settings.port,
@@ -220,17 +250,19 @@ export async function startRealtime(
   });
   countInto = server.metrics;
   const webhookQueue =
-    cluster && redis ? redisWebhookQueue(redis, config, scoped(logger, 'webhooks')) : undefined;
+    cluster && redis ? redisWebhookQueue(redis, config, scoped(logger, 'webhooks'), served) : undefined;
   const webhooks = startWebhooks({
     server,
-    config,
+    apps: served,
+    settings: config.webhooks,
     logger: scoped(logger, 'webhooks'),
     queue: webhookQueue,
+    dynamic: config.app_store.driver !== 'config',
   });
   const buildApi = (next: RealtimeConfig) => {
     const nextLimits = next.rate_limiter;
     const apiOptions: HttpApiOptions = {
-      apps: next.applications.map(toApiApp),
+      apps: (id) => apiApps.get(id),
       backend: backendOf(server),
       path: settings.path,
       maxRequestSize: settings.max_request_size,
@@ -250,10 +282,23 @@ export async function startRealtime(
   };
   let api = buildApi(config);
   const port = await server.listen();
+  const appLog = scoped(logger, 'app_store');
+  const stopWatching = store.watch((apps) => {
+    try {
+      const changes = server.setApps(apps.map((app) => toRealtimeApp(app, current.rate_limiter)));
+      served = apps;
+      apiApps = new Map(apps.map((app) => [app.id, toApiApp(app)]));
+      webhooks?.reload(apps);
+      hooks.onAppsChanged?.(apps, changes);
+    } catch (error) {
+      appLog.error('app change not applied', { error });
+    }
+  });
   return {
     server,
     port,
     settings,
+    apps: () => served,
     reload(next) {
       const nextSettings = next.servers[next.default] as ServerConfig;
       const kept = (['host', 'port', 'path', 'options'] as const).filter(
@@ -262,12 +307,18 @@ export async function startRealtime(
           !(key === 'port' && nextSettings.port === 0),
       );
       const keptScaling = JSON.stringify(next.scaling) !== JSON.stringify(config.scaling);
+      const keptStore = JSON.stringify(next.app_store) !== JSON.stringify(config.app_store);
+      // The file's apps are re-read by a restart; a store's apps are already current (it reports every change).
+      if (config.app_store.driver === 'config') served = next.applications;
+      current = next;
+      apiApps = new Map(served.map((app) => [app.id, toApiApp(app)]));
       api = buildApi(next);
-      webhooks?.reload(next);
-      server.reload({ apps: next.applications.map((app) => toRealtimeApp(app, next.rate_limiter)) });
+      webhooks?.reload(served);
+      server.reload({ apps: served.map((app) => toRealtimeApp(app, next.rate_limiter)) });
       return [
         ...kept.map((key) => `servers.${next.default}.${key} changed: it applies at the next process start`),
         ...(keptScaling ? ['scaling changed: it applies at the next process start'] : []),
+        ...(keptStore ? ['app_store changed: it applies at the next process start'] : []),
       ];
     },
     shutdown: async () => {
@@ -279,6 +330,8 @@ export async function startRealtime(
       await sharedLimits?.close();
     },
     close: async () => {
+      stopWatching();
+      await store.close();
       await server.close();
       await webhooks?.close(0);
       await webhookQueue?.close();

@@ -8,12 +8,13 @@ import {
   type WebhookQueue,
   webhookEvent,
 } from '@herald/webhooks';
+import type { ServedApp } from './app-source.js';
 import type { RealtimeConfig } from './config-schema.js';
 
-/** The apps the dispatcher serves, swapped whole on a reload (one object per app, as the dispatcher wants). */
-export function webhookApps(config: RealtimeConfig): Map<string, WebhookApp> {
+/** The apps the dispatcher serves, swapped whole on a reload or a store change (one object per app). */
+export function webhookApps(served: readonly ServedApp[]): Map<string, WebhookApp> {
   const apps = new Map<string, WebhookApp>();
-  for (const app of config.applications) {
+  for (const app of served) {
     if (app.webhooks.length === 0) continue;
     apps.set(app.id, {
       key: app.key,
@@ -27,27 +28,32 @@ export function webhookApps(config: RealtimeConfig): Map<string, WebhookApp> {
 
 /** What a running server's webhooks need from the app: swap apps on reload, stop on shutdown. */
 export interface RunningWebhooks {
-  reload(config: RealtimeConfig): void;
+  /** Serves this app list from now on (a reload, or a change reported by the app store). */
+  reload(apps: readonly ServedApp[]): void;
   close(drainMs: number): Promise<void>;
 }
 
 /**
  * Sends Pusher's webhooks for a server: every event the server decides once for the cluster (occupied, vacated,
- * members, client events, cache misses, subscription counts) goes to the dispatcher, which filters, batches, signs and retries. Nothing
- * is listened to, nor any dispatcher made, when no app has webhooks.
+ * members, client events, cache misses, subscription counts) goes to the dispatcher, which filters, batches,
+ * signs and retries. Nothing runs when no app has webhooks, unless apps come from a store (`dynamic`), where
+ * they may gain webhooks at run time.
  */
 export function startWebhooks(options: {
   readonly server: RealtimeServer;
-  readonly config: RealtimeConfig;
+  readonly apps: readonly ServedApp[];
+  readonly settings: RealtimeConfig['webhooks'];
   readonly logger: Logger;
   readonly queue?: WebhookQueue | undefined;
+  /** Apps may change at run time (an app store): run even while no app has webhooks yet. */
+  readonly dynamic?: boolean;
 }): RunningWebhooks | undefined {
-  let apps = webhookApps(options.config);
-  if (apps.size === 0) return undefined;
+  let apps = webhookApps(options.apps);
+  if (apps.size === 0 && !options.dynamic) return undefined;
   const { server } = options;
   const dispatcher: WebhookDispatcher = createWebhookDispatcher({
     apps: (appId) => apps.get(appId),
-    ...dispatcherSettingsFromConfig(options.config.webhooks),
+    ...dispatcherSettingsFromConfig(options.settings),
     ...(options.queue ? { queue: options.queue } : {}),
     logger: options.logger,
     metrics: server.metrics.registry,
@@ -70,8 +76,8 @@ export function startWebhooks(options: {
     emit(appId, webhookEvent.subscriptionCount(channel, count)),
   );
   return {
-    reload(config) {
-      apps = webhookApps(config);
+    reload(next) {
+      apps = webhookApps(next);
     },
     close: (drainMs) => dispatcher.close({ drainMs }),
   };

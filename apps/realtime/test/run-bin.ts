@@ -72,7 +72,9 @@ export function startBin(
     child.stdout.on('data', (chunk) => {
       running.stdout += chunk;
       const match = /listening on [^\s]+:(\d+)/.exec(running.stdout);
-      if (match && running.port === 0 && running.stdout.includes('REST API')) {
+      // The banner is complete once it listed the apps (or said there are none yet, with an empty app store).
+      const listed = running.stdout.includes('REST API') || running.stdout.includes('No apps yet');
+      if (match && running.port === 0 && listed) {
         running.port = Number(match[1]);
         clearTimeout(timer);
         resolve(running);

@@ -1,4 +1,4 @@
-import { DefaultLimits } from '@herald/protocol-core';
+import { DefaultLimits, type PreviousSecret } from '@herald/protocol-core';
 import type { Awaitable } from './backend.js';
 
 /** An application as the HTTP API needs it; the app layer maps its configuration into this. */
@@ -6,6 +6,8 @@ export interface ApiApp {
   readonly id: string;
   readonly key: string;
   readonly secret: string;
+  /** Secrets replaced by a rotation, accepted (bearer and signature) until their `until` (epoch ms). */
+  readonly previousSecrets?: readonly PreviousSecret[] | undefined;
   /** A disabled app answers 403 to every authenticated request. */
   readonly enabled: boolean;
   /** Origins allowed by CORS: exact origins, host patterns such as `*.example.com`, or `*`. */

@@ -158,4 +158,19 @@ describe('createFastTrigger', () => {
     const rateLimits = { maxBackendEventsPerSecond: 1, store: memoryRateLimitStore };
     expect(createFastTrigger({ apps: [app], backend: createMemoryBackend(), rateLimits })).toBeUndefined();
   });
+
+  it('answers from a synchronous lookup function, so apps can change while it runs', async () => {
+    const apps = new Map<string, ApiApp>();
+    const fast = createFastTrigger({ apps: (id) => apps.get(id), backend: createMemoryBackend() });
+    const request = {
+      method: 'POST',
+      path: '/apps/1/events',
+      query: '',
+      headers: { authorization: 'Bearer s' },
+      body: encoder.encode(JSON.stringify(event)),
+    };
+    expect(await fast?.(request)).toBeUndefined();
+    apps.set('1', app);
+    expect(await fast?.(request)).toMatchObject({ status: 200, body: '{}' });
+  });
 });

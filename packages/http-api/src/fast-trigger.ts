@@ -1,6 +1,7 @@
-import { isOriginAllowed, isSocketId, safeEqual, verifyRequest } from '@herald/protocol-core';
+import { isOriginAllowed, isSocketId, verifyRequest } from '@herald/protocol-core';
 import { appLookupOf, eventLimitsOf } from './api-app.js';
 import { DEFAULT_MAX_REQUEST_SIZE, type HttpApiOptions, normalizePrefix } from './http-api.js';
+import { bearerMatches } from './request-auth.js';
 import { checkEvent } from './trigger-body.js';
 
 /** A request as a server hands it over before any Request object exists. */
@@ -50,15 +51,16 @@ function isOptionalString(value: unknown): value is string | null | undefined {
 
 /**
  * Creates the fast path of `POST /apps/{id}/events`: the hottest REST call, answered from raw parts with the same
- * checks as the full API. Returns `undefined` when the options need the full path for every call (rate limits,
- * or an asynchronous app lookup).
+ * checks as the full API. Returns `undefined` when the options need the full path for every call (rate limits);
+ * an app lookup that answers with a promise sends that call down the full path.
  *
  * @example
  * const fast = createFastTrigger(options); // the same options as createHttpApi
  * const answer = fast?.({ method: 'POST', path: '/apps/1/events', query: '', headers, body });
  */
 export function createFastTrigger(options: HttpApiOptions): FastRestHandler | undefined {
-  if (options.rateLimits !== undefined || typeof options.apps === 'function') return undefined;
+  // A lookup function is fine as long as it answers synchronously (a Map behind it): a promise falls through.
+  if (options.rateLimits !== undefined) return undefined;
   const findApp = appLookupOf(options.apps);
   const prefix = normalizePrefix(options.path);
   const maxRequestSize = options.maxRequestSize ?? DEFAULT_MAX_REQUEST_SIZE;
@@ -78,7 +80,7 @@ export function createFastTrigger(options: HttpApiOptions): FastRestHandler | un
     const authorization = request.headers.authorization;
     const bearer = authorization ? BEARER.exec(authorization.trim()) : null;
     if (bearer) {
-      if (!safeEqual(bearer[1] as string, app.secret)) return undefined;
+      if (!bearerMatches(app, bearer[1] as string)) return undefined;
     } else {
       const paths =
         prefix !== '' && path.startsWith(`${prefix}/`) ? [path, path.slice(prefix.length)] : [path];

@@ -76,4 +76,23 @@ describe('authenticateRequest', () => {
       false,
     );
   });
+
+  it('accepts a previous secret as Bearer or signature until its grace period ends', () => {
+    const rotated: ApiApp = {
+      ...app,
+      secret: 'new-secret',
+      previousSecrets: [
+        { secret: 'app-secret', until: Date.now() + 60_000 },
+        { secret: 'expired-secret', until: Date.now() - 1 },
+      ],
+    };
+    const url = new URL('http://localhost/apps/1/events');
+    const auth = (target: URL, authorization?: string) =>
+      authenticateRequest(rotated, { method: 'POST', url: target, body, now, authorization });
+    expect(auth(url, 'Bearer app-secret')).toEqual({ ok: true, value: 'bearer' });
+    expect(auth(url, 'Bearer new-secret')).toEqual({ ok: true, value: 'bearer' });
+    expect(auth(url, 'Bearer expired-secret').ok).toBe(false);
+    expect(auth(signedUrl('/apps/1/events')).ok).toBe(true);
+    expect(auth(signedUrl('/apps/1/events', { secret: 'expired-secret' })).ok).toBe(false);
+  });
 });

@@ -1,4 +1,12 @@
-import { fail, ok, type QueryParams, type Result, safeEqual, verifyRequest } from '@herald/protocol-core';
+import {
+  acceptedSecrets,
+  fail,
+  ok,
+  type QueryParams,
+  type Result,
+  safeEqual,
+  verifyRequest,
+} from '@herald/protocol-core';
 import type { ApiApp } from './api-app.js';
 
 /** A REST request as received, reduced to what authenticating it needs. */
@@ -36,6 +44,14 @@ function signedPaths(url: URL, prefix: string): string[] {
   return [path, path.slice(prefix.length)];
 }
 
+/** Whether a bearer token is the app's secret, or a previous secret still in its grace period. */
+export function bearerMatches(app: ApiApp, token: string): boolean {
+  let matched = false;
+  // Every accepted secret is compared, so the time taken does not say which one matched.
+  for (const secret of acceptedSecrets(app)) if (safeEqual(token, secret)) matched = true;
+  return matched;
+}
+
 /**
  * Authenticates a REST request by `Authorization: Bearer <secret>` (compared in constant time) or, without
  * that header, by Pusher's HMAC query signature over the path with or without the prefix
@@ -47,7 +63,7 @@ function signedPaths(url: URL, prefix: string): string[] {
 export function authenticateRequest(app: ApiApp, request: IncomingRequest): Result<AuthScheme, string> {
   const bearer = request.authorization ? BEARER.exec(request.authorization.trim()) : null;
   if (bearer) {
-    return safeEqual(bearer[1] as string, app.secret)
+    return bearerMatches(app, bearer[1] as string)
       ? ok('bearer')
       : fail('Bearer token does not match the app');
   }

@@ -68,10 +68,12 @@ export {
 } from './server-frame.js';
 export {
   type AppCredentials,
+  acceptedSecrets,
   type ChannelAuthInput,
   encryptedChannelSharedSecret,
   hmacHex,
   md5Hex,
+  type PreviousSecret,
   type QueryParams,
   type RequestAuthError,
   type RequestToSign,

@@ -2,6 +2,7 @@ import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypt
 import Pusher from 'pusher';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import {
+  acceptedSecrets,
   encryptedChannelSharedSecret,
   hmacHex,
   md5Hex,
@@ -683,5 +684,53 @@ describe('verifyWebhook', () => {
     ['truncated', signature.slice(0, 32)],
   ])('rejects an %s signature', (_name, bad) => {
     expect(verifyWebhook(APP.secret, body, bad)).toBe(false);
+  });
+});
+
+describe('previous secrets after a rotation', () => {
+  const now = Date.now();
+  const rotated = {
+    key: 'k',
+    secret: 'new-secret',
+    previousSecrets: [
+      { secret: 'old-secret', until: now + 60_000 },
+      { secret: 'ancient-secret', until: now - 1 },
+    ],
+  };
+  const oldApp = { key: 'k', secret: 'old-secret' };
+  const ancientApp = { key: 'k', secret: 'ancient-secret' };
+
+  it('lists the current secret first, then previous ones still in their grace period', () => {
+    expect(acceptedSecrets(rotated, now)).toEqual(['new-secret', 'old-secret']);
+    expect(acceptedSecrets(rotated, now + 60_000)).toEqual(['new-secret']);
+  });
+
+  it('accepts a channel auth signed with a previous secret until its grace period ends', () => {
+    const input = { socketId: '1.2', channel: 'private-a' };
+    expect(verifyChannelAuth(rotated, signChannelAuth(oldApp, input), input)).toBe(true);
+    expect(verifyChannelAuth(rotated, signChannelAuth(rotated, input), input)).toBe(true);
+    expect(verifyChannelAuth(rotated, signChannelAuth(ancientApp, input), input)).toBe(false);
+  });
+
+  it('accepts a user auth signed with a previous secret until its grace period ends', () => {
+    const userData = '{"id":"ada"}';
+    expect(verifyUserAuth(rotated, signUserAuth(oldApp, '1.2', userData), '1.2', userData)).toBe(true);
+    expect(verifyUserAuth(rotated, signUserAuth(ancientApp, '1.2', userData), '1.2', userData)).toBe(false);
+  });
+
+  it('accepts a REST request signed with a previous secret until its grace period ends', () => {
+    const body = '{"name":"e","channel":"c","data":"{}"}';
+    const request = (secret: string) => ({
+      method: 'POST',
+      path: '/apps/1/events',
+      query: signRequest({ key: 'k', secret }, { method: 'POST', path: '/apps/1/events', body }),
+      body,
+    });
+    expect(verifyRequest(rotated, request('old-secret')).ok).toBe(true);
+    expect(verifyRequest(rotated, request('new-secret')).ok).toBe(true);
+    expect(verifyRequest(rotated, request('ancient-secret'))).toMatchObject({
+      ok: false,
+      error: { reason: 'bad_signature' },
+    });
   });
 });

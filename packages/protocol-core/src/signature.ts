@@ -27,10 +27,38 @@ export function safeEqual(a: string, b: string): boolean {
   return timingSafeEqual(left, right);
 }
 
+/** A secret replaced by a rotation, still accepted until `until` (epoch milliseconds). */
+export interface PreviousSecret {
+  readonly secret: string;
+  readonly until: number;
+}
+
 /** The app credentials a signature is made or checked with. */
 export interface AppCredentials {
   readonly key: string;
   readonly secret: string;
+  /** Secrets replaced by a rotation: checks accept them until their `until`; signing never uses them. */
+  readonly previousSecrets?: readonly PreviousSecret[] | undefined;
+}
+
+/**
+ * The secrets a check accepts right now: the current one, then every previous one whose grace period has not
+ * ended. Expiry is decided here, at check time, so a rotated secret stops working at `until` exactly.
+ */
+export function acceptedSecrets(app: AppCredentials, now: number = Date.now()): string[] {
+  const previous = app.previousSecrets;
+  if (previous === undefined || previous.length === 0) return [app.secret];
+  const secrets = [app.secret];
+  for (const entry of previous) if (entry.until > now) secrets.push(entry.secret);
+  return secrets;
+}
+
+/** Whether a signature matches an HMAC of `signed` under any accepted secret; every candidate is compared. */
+function matchesAnySecret(app: AppCredentials, signature: string, signed: string): boolean {
+  let matched = false;
+  for (const secret of acceptedSecrets(app))
+    if (safeEqual(signature, hmacHex(secret, signed))) matched = true;
+  return matched;
 }
 
 /** What a channel subscription signs: private and encrypted channels, and presence with its `channel_data`. */
@@ -65,11 +93,14 @@ function verifyKeyedSignature(app: AppCredentials, auth: string | undefined, sig
   const signature = auth.slice(colon + 1);
   // Check both parts even when the key is wrong, so the time taken says nothing about the secret.
   const keyOk = safeEqual(key, app.key);
-  const signatureOk = safeEqual(signature, hmacHex(app.secret, signed));
+  const signatureOk = matchesAnySecret(app, signature, signed);
   return keyOk && signatureOk;
 }
 
-/** Checks a subscription's `auth` (`key:signature`) against the app's key and secret, in constant time. */
+/**
+ * Checks a subscription's `auth` (`key:signature`) against the app's key and secret (or a previous secret still
+ * in its grace period), in constant time.
+ */
 export function verifyChannelAuth(
   app: AppCredentials,
   auth: string | undefined,
@@ -220,8 +251,7 @@ export function verifyRequest(app: AppCredentials, request: RequestToVerify): Re
   let matched = false;
   for (const path of paths) {
     // Every candidate is compared so the work done does not depend on which one matches.
-    if (safeEqual(signature, hmacHex(app.secret, requestStringToSign(request.method, path, query))))
-      matched = true;
+    if (matchesAnySecret(app, signature, requestStringToSign(request.method, path, query))) matched = true;
   }
   if (!matched)
     return fail({ reason: 'bad_signature', message: 'auth_signature does not match the request' });

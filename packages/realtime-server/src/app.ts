@@ -1,4 +1,4 @@
-import { DefaultLimits } from '@herald/protocol-core';
+import { DefaultLimits, type PreviousSecret } from '@herald/protocol-core';
 import type { ConnectionLimits } from './rate-limits.js';
 
 /** Who may send client events on private and presence channels. */
@@ -9,6 +9,11 @@ export interface RealtimeApp {
   readonly id: string;
   readonly key: string;
   readonly secret: string;
+  /**
+   * Secrets replaced by a rotation, accepted for channel and user auth until their `until` (epoch ms): clients
+   * whose auth endpoint still signs with the old secret keep working through the grace period.
+   */
+  readonly previousSecrets?: readonly PreviousSecret[];
   readonly name?: string;
   /** Disabled apps refuse connections with 4003. Default true. */
   readonly enabled?: boolean;
@@ -57,6 +62,7 @@ export interface ResolvedApp {
   readonly id: string;
   readonly key: string;
   readonly secret: string;
+  readonly previousSecrets: readonly PreviousSecret[];
   readonly name: string;
   readonly enabled: boolean;
   readonly maxConnections: number;
@@ -88,6 +94,7 @@ export function resolveApp(app: RealtimeApp, fallbacks: AppFallbacks): ResolvedA
     id: app.id,
     key: app.key,
     secret: app.secret,
+    previousSecrets: app.previousSecrets ?? [],
     name: app.name ?? app.id,
     enabled: app.enabled ?? true,
     maxConnections: app.maxConnections ?? 100,

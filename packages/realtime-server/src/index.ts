@@ -5,6 +5,7 @@ export {
   type ResolvedApp,
   resolveApp,
 } from './app.js';
+export { type AppStore, createStaticAppStore } from './app-store.js';
 export { ApplicationEventEmitter, type ApplicationEvents } from './application-events.js';
 export { isRealtimeServerError, RealtimeServerError, type RealtimeServerErrorCode } from './errors.js';
 export {
@@ -19,6 +20,8 @@ export { type LogFields, type Logger, silentLogger } from './logger.js';
 export { ServerMetrics } from './metrics.js';
 export { type ConnectionLimits, type LimitHit, SocketRateLimiter } from './rate-limits.js';
 export {
+  type AppChange,
+  type AppChanges,
   type ChannelDetails,
   type ChannelSummary,
   createRealtimeServer,

@@ -89,7 +89,24 @@ export class ServerMetrics {
     registers: [this.registry],
   });
 
+  readonly appStoreUp = new Gauge({
+    name: 'herald_app_store_up',
+    help: 'Whether the app store (e.g. PostgreSQL) is reachable: 1 or 0; apps are served from memory while 0',
+    registers: [this.registry],
+  });
+  readonly appStoreOutages = new Counter({
+    name: 'herald_app_store_outages_total',
+    help: 'Times the app store became unreachable',
+    registers: [this.registry],
+  });
+  readonly appStoreSkippedRows = new Gauge({
+    name: 'herald_app_store_skipped_rows',
+    help: 'Apps left out at the last read of the app store because a value is malformed',
+    registers: [this.registry],
+  });
+
   constructor(options: { processMetrics?: boolean } = {}) {
+    this.appStoreUp.set(1);
     if (options.processMetrics !== false)
       collectDefaultMetrics({ register: this.registry, prefix: 'herald_' });
   }
@@ -108,6 +125,18 @@ export class ServerMetrics {
       error: (operation) => this.clusterErrors.inc({ operation }),
       nodeReaped: () => this.clusterEvents.inc({ event: 'node_reaped' }),
       resynced: () => this.clusterEvents.inc({ event: 'resynced' }),
+    };
+  }
+
+  /** Hooks an app store calls, counted into the app-store metrics above. */
+  appStoreHooks(): { outage(): void; restored(): void; skippedRows(count: number): void } {
+    return {
+      outage: () => {
+        this.appStoreUp.set(0);
+        this.appStoreOutages.inc();
+      },
+      restored: () => this.appStoreUp.set(1),
+      skippedRows: (count) => this.appStoreSkippedRows.set(count),
     };
   }
 

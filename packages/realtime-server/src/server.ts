@@ -39,6 +39,7 @@ import {
 } from '@herald/protocol-core';
 import { type RealtimeApp, type ResolvedApp, resolveApp } from './app.js';
 import { ApplicationEventEmitter } from './application-events.js';
+import { RealtimeServerError } from './errors.js';
 import { type FastHttpHandler, type FetchHandler, handleWithFetch } from './http-bridge.js';
 import { type Logger, silentLogger } from './logger.js';
 import { ServerMetrics } from './metrics.js';
@@ -146,7 +147,8 @@ interface AppMetrics {
 }
 
 interface AppState {
-  readonly config: ResolvedApp;
+  /** Replaced in place when the app changes at run time: sockets hold the state, so they see the new config. */
+  config: ResolvedApp;
   readonly topicPrefix: string;
   readonly sockets: Set<Socket>;
   readonly channels: Map<string, ChannelState>;
@@ -156,7 +158,7 @@ interface AppState {
   /** Watched user id → the signed-in sockets of this node whose watchlist names them. */
   readonly watchers: Map<string, Set<Socket>>;
   readonly metrics: AppMetrics;
-  readonly limiter: SocketRateLimiter;
+  limiter: SocketRateLimiter;
   /** Channels with a subscription count update due, and the count each was last told. */
   readonly counts: SubscriptionCounts;
 }
@@ -166,6 +168,20 @@ interface SubscriptionCounts {
   readonly told: Map<string, number>;
   /** Channels whose count changed on this node since their last update: this node reports them (webhooks). */
   readonly changedHere: Set<string>;
+}
+
+/** What {@link RealtimeServer.upsertApp} did with an app. */
+export type AppChange = 'added' | 'updated' | 'disabled' | 'unchanged';
+
+/** The app ids {@link RealtimeServer.setApps} added, changed, disabled (sockets closed) and removed. */
+export interface AppChanges {
+  readonly added: readonly string[];
+  /** Changed apps whose sockets stay open (includes apps enabled again). */
+  readonly updated: readonly string[];
+  /** Apps that went from enabled to disabled: their sockets were closed with 4003. */
+  readonly disabled: readonly string[];
+  /** Apps no longer in the list: their sockets were closed with 4001. */
+  readonly removed: readonly string[];
 }
 
 // Per-socket state stays small: a few scalars, the subscribed channel names and, only on presence channels,
@@ -239,6 +255,20 @@ export interface RealtimeServer {
     readonly httpHandler?: FetchHandler;
     readonly httpFastPath?: FastHttpHandler | undefined;
   }): void;
+  /**
+   * Serves exactly these apps from now on, without a restart and without touching other apps' sockets: a new app
+   * accepts connections at once; a changed app keeps its sockets and channels (its config replaced in place);
+   * an app that becomes disabled has its sockets closed with 4003, a removed one with 4001.
+   * @throws {RealtimeServerError} `invalid_options` when two apps share an id or a key (nothing is changed).
+   */
+  setApps(apps: readonly RealtimeApp[]): AppChanges;
+  /**
+   * Adds an app or replaces its config in place, as {@link RealtimeServer.setApps} does for one app.
+   * @throws {RealtimeServerError} `invalid_options` when another app already has its key.
+   */
+  upsertApp(app: RealtimeApp): AppChange;
+  /** Removes an app, closing its sockets with 4001; false when no app has this id. */
+  removeApp(appId: string): boolean;
 }
 
 type Socket = TransportSocket<SocketData>;
@@ -293,17 +323,17 @@ export function createRealtimeServer(options: RealtimeServerOptions): RealtimeSe
     generation += 1;
     appsByKey.clear();
     appsById.clear();
-    apps.forEach((raw, index) => {
-      addApp(raw, index);
-    });
+    for (const raw of apps) addApp(resolveApp(raw, fallbacks));
   }
 
-  function addApp(raw: RealtimeApp, index: number): void {
-    const config = resolveApp(raw, fallbacks);
+  // Every app state gets topics of its own, also one added at run time under an id that was removed before.
+  let appSerial = 0;
+  function addApp(config: ResolvedApp): void {
     const label = { app_id: config.id };
+    appSerial += 1;
     const state: AppState = {
       config,
-      topicPrefix: `${generation}.${index}:`,
+      topicPrefix: `${generation}.${appSerial}:`,
       sockets: new Set(),
       channels: new Map(),
       cache: new Map(),
@@ -915,6 +945,7 @@ export function createRealtimeServer(options: RealtimeServerOptions): RealtimeSe
   }
 
   function establish(ws: Socket, app: AppState): void {
+    if (!stillServed(ws, app)) return;
     const data = ws.getUserData();
     (data as { channels: Set<string> }).channels = new Set();
     data.established = true;
@@ -1256,11 +1287,16 @@ export function createRealtimeServer(options: RealtimeServerOptions): RealtimeSe
     return { connections, subscriptions, presence };
   }
 
+  function sweepEveryMs(): number {
+    const intervals = [...appsById.values()].map((app) => app.config.pingInterval);
+    return Math.max(250, Math.min(fallbacks.pingInterval, ...intervals) * 1000);
+  }
+
+  let sweepEvery = 0;
   function startSweep(): void {
     if (sweepTimer) clearInterval(sweepTimer);
-    const intervals = [...appsById.values()].map((app) => app.config.pingInterval);
-    const every = Math.max(250, Math.min(fallbacks.pingInterval, ...intervals) * 1000);
-    sweepTimer = setInterval(guard('sweep', sweep), every);
+    sweepEvery = sweepEveryMs();
+    sweepTimer = setInterval(guard('sweep', sweep), sweepEvery);
     sweepTimer.unref();
   }
 
@@ -1296,6 +1332,111 @@ export function createRealtimeServer(options: RealtimeServerOptions): RealtimeSe
       else events.emit('memberRemoved', { appId, channel, userId: change.userId }, reportListenerError);
     }),
   };
+
+  // ---- apps changed at run time ------------------------------------------------------------------------------
+
+  // Restarted only when the interval changes: apps that change more often than it would otherwise never be swept.
+  function adjustSweep(): void {
+    if (listening && sweepEveryMs() !== sweepEvery) startSweep();
+  }
+
+  /**
+   * Whether a socket admitted asynchronously (cluster admission) may still be established: its app may have been
+   * disabled or removed meanwhile. If not, the socket is closed and its cluster admission given back.
+   */
+  function stillServed(ws: Socket, app: AppState): boolean {
+    const removed = appsById.get(app.config.id) !== app;
+    if (!removed && app.config.enabled) return true;
+    const data = ws.getUserData();
+    if (data.admitted) {
+      data.admitted = false;
+      cluster?.releaseConnection(app.config.id);
+    }
+    if (removed) closeWith(ws, undefined, ErrorCode.AppNotFound, 'No application has this key');
+    else closeWith(ws, undefined, ErrorCode.AppDisabled, 'Application is disabled');
+    return false;
+  }
+
+  function closeAppSockets(app: AppState, code: number, message: string): void {
+    for (const ws of [...app.sockets]) closeWith(ws, app, code, message);
+  }
+
+  function applyApp(config: ResolvedApp): AppChange {
+    const existing = appsById.get(config.id);
+    if (!existing) {
+      addApp(config);
+      logger.info('app added', { scope: 'socket.server.apps', appId: config.id });
+      return 'added';
+    }
+    const before = existing.config;
+    if (JSON.stringify(before) === JSON.stringify(config)) return 'unchanged';
+    if (before.key !== config.key) {
+      if (appsByKey.get(before.key) === existing) appsByKey.delete(before.key);
+      appsByKey.set(config.key, existing);
+    }
+    if (JSON.stringify(before.connectionLimits) !== JSON.stringify(config.connectionLimits)) {
+      existing.limiter = new SocketRateLimiter(config.connectionLimits, config.id);
+    }
+    existing.config = config;
+    if (before.enabled && !config.enabled) {
+      closeAppSockets(existing, ErrorCode.AppDisabled, 'Application is disabled');
+      logger.info('app disabled', { scope: 'socket.server.apps', appId: config.id });
+      return 'disabled';
+    }
+    logger.info('app updated', { scope: 'socket.server.apps', appId: config.id });
+    return 'updated';
+  }
+
+  function removeApp(appId: string): boolean {
+    const app = appsById.get(appId);
+    if (!app) return false;
+    appsById.delete(appId);
+    if (appsByKey.get(app.config.key) === app) appsByKey.delete(app.config.key);
+    // Each socket still holds the state, so its close handler cleans up channels and cluster counts as usual.
+    closeAppSockets(app, ErrorCode.AppNotFound, 'Application was removed');
+    app.cache.clear();
+    logger.info('app removed', { scope: 'socket.server.apps', appId });
+    return true;
+  }
+
+  function duplicateOf(configs: readonly ResolvedApp[]): string | undefined {
+    for (const field of ['id', 'key'] as const) {
+      const seen = new Set<string>();
+      for (const config of configs) {
+        if (seen.has(config[field])) return `two apps have the ${field} "${config[field]}"`;
+        seen.add(config[field]);
+      }
+    }
+    return undefined;
+  }
+
+  function setApps(apps: readonly RealtimeApp[]): AppChanges {
+    const configs = apps.map((raw) => resolveApp(raw, fallbacks));
+    const duplicate = duplicateOf(configs);
+    if (duplicate) throw new RealtimeServerError('invalid_options', `setApps: ${duplicate}`);
+    const wanted = new Set(configs.map((config) => config.id));
+    const changes = {
+      added: [] as string[],
+      updated: [] as string[],
+      disabled: [] as string[],
+      removed: [] as string[],
+    };
+    for (const appId of [...appsById.keys()]) {
+      if (!wanted.has(appId) && removeApp(appId)) changes.removed.push(appId);
+    }
+    for (const config of configs) {
+      const change = applyApp(config);
+      if (change !== 'unchanged')
+        changes[change === 'added' ? 'added' : change === 'disabled' ? 'disabled' : 'updated'].push(
+          config.id,
+        );
+    }
+    // Keys may have moved between apps in one change: index them again from the apps as they now are.
+    appsByKey.clear();
+    for (const app of appsById.values()) appsByKey.set(app.config.key, app);
+    adjustSweep();
+    return changes;
+  }
 
   const server: RealtimeServer = {
     get port() {
@@ -1368,6 +1509,24 @@ export function createRealtimeServer(options: RealtimeServerOptions): RealtimeSe
       if (listening) startSweep();
       logger.info('reloaded', { scope: 'socket.server.restart', apps: next.apps.length });
     },
+
+    setApps,
+
+    upsertApp(raw) {
+      const config = resolveApp(raw, fallbacks);
+      const holder = appsByKey.get(config.key);
+      if (holder && holder.config.id !== config.id) {
+        throw new RealtimeServerError(
+          'invalid_options',
+          `upsertApp: the key "${config.key}" belongs to app ${holder.config.id}`,
+        );
+      }
+      const change = applyApp(config);
+      adjustSweep();
+      return change;
+    },
+
+    removeApp,
 
     findApp(appId) {
       return appsById.get(appId)?.config;

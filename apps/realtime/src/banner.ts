@@ -1,0 +1,59 @@
+import type { ServedApp } from './app-source.js';
+import type { RealtimeConfig } from './config-schema.js';
+import { DEMO_SECRET } from './defaults.js';
+
+/** Said instead of the summary when a store holds no app yet. */
+export const NO_APPS = '  No apps yet: add one with `realtime apps add --id <id>`.';
+
+/**
+ * The per-app summary the server prints at start and `realtime apps …` prints after each command: name, id, key,
+ * and the WebSocket and REST URLs under the configured server's address. Secrets are hidden, except the demo's.
+ */
+export function appSummary(apps: readonly ServedApp[], config: RealtimeConfig, port: number): string[] {
+  const settings = config.servers[config.default];
+  const bound = settings?.host ?? '0.0.0.0';
+  const host = settings?.hostname ?? (bound === '0.0.0.0' || bound === '::' ? 'localhost' : bound);
+  const secure = Boolean(settings?.options.tls.local_cert);
+  const base = `${host}:${port}${settings?.path ?? ''}`;
+  const hidden = config.app_store.driver === 'config' ? '(hidden; see your config)' : '(hidden)';
+  const lines: string[] = [];
+  for (const app of apps) {
+    lines.push(`  App "${app.name ?? app.id}"${app.enabled ? '' : ' (disabled)'}`);
+    lines.push(`    App id:     ${app.id}`);
+    lines.push(`    App key:    ${app.key}`);
+    // Only the shipped demo secret is shown: real secrets never reach the terminal or the logs.
+    lines.push(`    App secret: ${app.secret === DEMO_SECRET ? app.secret : hidden}`);
+    lines.push(`    WebSocket:  ${secure ? 'wss' : 'ws'}://${base}/app/${app.key}`);
+    lines.push(`    REST API:   ${secure ? 'https' : 'http'}://${base}/apps/${app.id}/events`);
+    lines.push('');
+  }
+  return lines;
+}
+
+/** Prints the start-up banner: address, config source, transport, then every app served. */
+export function printBanner(
+  config: RealtimeConfig,
+  running: {
+    readonly port: number;
+    readonly server: { readonly transport: { readonly reason: string } };
+    apps(): readonly ServedApp[];
+  },
+  source: string,
+): void {
+  const bound = config.servers[config.default]?.host ?? '0.0.0.0';
+  const store =
+    config.app_store.driver === 'postgres'
+      ? `Apps: PostgreSQL table ${config.app_store.postgres.schema}.${config.app_store.postgres.table} (changes apply live)`
+      : undefined;
+  const lines = [
+    `Herald real-time server listening on ${bound}:${running.port} (config: ${source})`,
+    // Said once, plainly: which transport carries the sockets and why (and, when it is the portable one, what
+    // to install for native speed).
+    `Transport: ${running.server.transport.reason}`,
+    ...(store ? [store] : []),
+    '',
+    ...appSummary(running.apps(), config, running.port),
+  ];
+  if (running.apps().length === 0) lines.push(NO_APPS, '');
+  console.log(lines.join('\n'));
+}

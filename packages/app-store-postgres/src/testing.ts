@@ -1,0 +1,82 @@
+import { connect, createServer, type Socket } from 'node:net';
+
+/**
+ * A TCP proxy on loopback in front of a PostgreSQL, so a test can take the database away from a store (and give
+ * it back) without stopping a PostgreSQL that others use. Point the store's `url` at `127.0.0.1:{port}`.
+ */
+export interface TcpProxy {
+  readonly port: number;
+  /** Drops every open connection and refuses new ones until `restore`. */
+  cut(): void;
+  /**
+   * Stops forwarding without closing anything, as a network partition does: open connections go silent and new
+   * ones are accepted but never answered, until `restore` (which then drops them).
+   */
+  freeze(): void;
+  restore(): void;
+  close(): Promise<void>;
+}
+
+/**
+ * Starts a {@link TcpProxy} on a free loopback port, forwarding to `target`.
+ *
+ * @example
+ * const proxy = await startTcpProxy({ host: '127.0.0.1', port: 5432 });
+ * const store = createPostgresAppStore({ url: `postgres://postgres@127.0.0.1:${proxy.port}/test` });
+ * proxy.cut(); // the store's connection drops; known apps stay in memory
+ */
+export async function startTcpProxy(target: { host: string; port: number }): Promise<TcpProxy> {
+  const open = new Set<Socket>();
+  let mode: 'forward' | 'refuse' | 'freeze' = 'forward';
+  const server = createServer((incoming) => {
+    if (mode === 'refuse') {
+      incoming.destroy();
+      return;
+    }
+    if (mode === 'freeze') {
+      open.add(incoming);
+      incoming.on('error', () => incoming.destroy());
+      incoming.on('close', () => open.delete(incoming));
+      return;
+    }
+    const outgoing = connect(target.port, target.host);
+    for (const [from, to] of [
+      [incoming, outgoing],
+      [outgoing, incoming],
+    ] as const) {
+      open.add(from);
+      from.pipe(to);
+      from.on('error', () => to.destroy());
+      from.on('close', () => {
+        open.delete(from);
+        to.destroy();
+      });
+    }
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const address = server.address();
+  if (typeof address !== 'object' || address === null) throw new Error('proxy has no port');
+  return {
+    port: address.port,
+    cut() {
+      mode = 'refuse';
+      for (const socket of open) socket.destroy();
+    },
+    freeze() {
+      mode = 'freeze';
+      for (const socket of open) {
+        socket.unpipe();
+        socket.pause();
+      }
+    },
+    restore() {
+      if (mode === 'freeze') for (const socket of open) socket.destroy();
+      mode = 'forward';
+    },
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const socket of open) socket.destroy();
+        server.close(() => resolve());
+      }),
+  };
+}
