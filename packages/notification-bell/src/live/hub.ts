@@ -1,3 +1,4 @@
+import { authHeaders, type RequestAuth } from '../auth.js';
 import type { LiveConnection, LiveHandlers } from './connection.js';
 
 /** Where the hub is and how to get a subscriber token for the user's channel. */
@@ -7,7 +8,10 @@ export interface HubTarget {
   /** Answers `POST {channel_names: [...]}` with `{topics: [...], token}`. */
   readonly authEndpoint: string;
   readonly channel: string;
-  readonly csrfToken?: string | undefined;
+  /** A host-signed user token (`Authorization: Bearer`), or the page's CSRF token for a cookie session. */
+  readonly auth?: RequestAuth | undefined;
+  /** Whether the authorisation request carries cookies (default `same-origin`). */
+  readonly credentials?: RequestCredentials | undefined;
   readonly fetch?: typeof fetch | undefined;
   /** Waits between attempts after a refusal, doubling up to 60 s (default 2000 ms first). */
   readonly retryMs?: number | undefined;
@@ -22,11 +26,11 @@ async function authorise(target: HubTarget): Promise<HubGrant> {
   const doFetch = target.fetch ?? globalThis.fetch;
   const response = await doFetch(target.authEndpoint, {
     method: 'POST',
-    credentials: 'same-origin',
+    credentials: target.credentials ?? 'same-origin',
     headers: {
       'content-type': 'application/json',
       accept: 'application/json',
-      ...(target.csrfToken ? { 'X-CSRF-Token': target.csrfToken } : {}),
+      ...(await authHeaders(target.auth ?? {}, true)),
     },
     body: JSON.stringify({ channel_names: [target.channel] }),
   });
