@@ -1,4 +1,3 @@
-import { authHeaders, type RequestAuth } from '../auth.js';
 import type { LiveConnection, LiveHandlers } from './connection.js';
 
 /** Where the hub is and how to get a subscriber token for the user's channel. */
@@ -8,8 +7,11 @@ export interface HubTarget {
   /** Answers `POST {channel_names: [...]}` with `{topics: [...], token}`. */
   readonly authEndpoint: string;
   readonly channel: string;
-  /** A host-signed user token (`Authorization: Bearer`), or the page's CSRF token for a cookie session. */
-  readonly auth?: RequestAuth | undefined;
+  /**
+   * The headers that authenticate the authorisation request: `Authorization: Bearer <token>` for a host-signed
+   * user token, or the page's CSRF token for a cookie session (the bell passes its own; none by default).
+   */
+  readonly authHeaders?: (() => Promise<Record<string, string>>) | undefined;
   /** Whether the authorisation request carries cookies (default `same-origin`). */
   readonly credentials?: RequestCredentials | undefined;
   readonly fetch?: typeof fetch | undefined;
@@ -30,7 +32,7 @@ async function authorise(target: HubTarget): Promise<HubGrant> {
     headers: {
       'content-type': 'application/json',
       accept: 'application/json',
-      ...(await authHeaders(target.auth ?? {}, true)),
+      ...(await target.authHeaders?.()),
     },
     body: JSON.stringify({ channel_names: [target.channel] }),
   });

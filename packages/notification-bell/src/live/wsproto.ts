@@ -1,5 +1,4 @@
 import Pusher from 'pusher-js';
-import { authHeaders, type RequestAuth } from '../auth.js';
 import type { LiveConnection, LiveHandlers } from './connection.js';
 
 /** Where to reach Herald's real-time server and how to authorise the private channel. */
@@ -11,8 +10,11 @@ export interface WsprotoTarget {
   readonly forceTLS?: boolean | undefined;
   readonly authEndpoint: string;
   readonly channel: string;
-  /** A host-signed user token (`Authorization: Bearer`), or the page's CSRF token for a cookie session. */
-  readonly auth?: RequestAuth | undefined;
+  /**
+   * The headers that authenticate the authorisation request: `Authorization: Bearer <token>` for a host-signed
+   * user token, or the page's CSRF token for a cookie session (the bell passes its own; none by default).
+   */
+  readonly authHeaders?: (() => Promise<Record<string, string>>) | undefined;
   /** Whether the authorisation request carries cookies (default `same-origin`). */
   readonly credentials?: RequestCredentials | undefined;
   readonly fetch?: typeof fetch | undefined;
@@ -42,7 +44,7 @@ async function authoriseChannel(
     headers: {
       'content-type': 'application/x-www-form-urlencoded',
       accept: 'application/json',
-      ...(await authHeaders(target.auth ?? {}, true)),
+      ...(await target.authHeaders?.()),
     },
     body: new URLSearchParams({ socket_id: socketId, channel_name: channel }).toString(),
   });
