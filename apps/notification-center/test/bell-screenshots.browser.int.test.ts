@@ -69,9 +69,7 @@ describe('the bell’s screenshots', () => {
           const { context, page, errors } = await signIn(browser, running.base, 'alice', {
             colorScheme: theme,
             viewport:
-              mode === 'panel' && screen.name === ''
-                ? { ...screen.viewport, height: 640 }
-                : screen.viewport,
+              mode === 'panel' && screen.name === '' ? { ...screen.viewport, height: 640 } : screen.viewport,
           });
           await page.goto(`${running.base}/?mode=${mode}&theme=${theme}`);
           await page.locator('.herald-bell__button').click();

@@ -1,10 +1,15 @@
-import { escapeHtml, renderNotificationBell } from '@herald/notifications';
+import { escapeHtml } from '@herald/notifications';
 import { Hono } from 'hono';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEMO_SESSION_SECRET } from '../src/config.js';
-import { createSessions } from '../src/session.js';
-import { launchChromium, type RunningCenter, seed, signIn, startCenter } from './browser.js';
+import {
+  launchChromium,
+  type RunningCenter,
+  renderSignedInBell,
+  seed,
+  signIn,
+  startCenter,
+} from './browser.js';
 
 // The "All" and "Unread" tabs, the bell in other languages, the unread count beside a notification made in
 // the page, and that a page without broadcasting never loads the live-push code (pusher-js).
@@ -18,24 +23,14 @@ describe('the bell’s tabs, languages and counts', () => {
   let running: RunningCenter;
 
   beforeAll(async () => {
-    const sessions = createSessions(DEMO_SESSION_SECRET);
     [browser, running] = await Promise.all([
       launchChromium(),
       startCenter({}, (inner, center) => {
         const app = new Hono();
         // A page in another language: `lang` on <html>, and any options over the rendered ones.
         app.get('/lang/:lang', async (c) => {
-          const user = await sessions.user(c);
-          if (!user) return c.redirect('/login', 303);
-          const bellPage = await renderNotificationBell({
-            user,
-            store: center.store,
-            csrfToken: sessions.csrfToken(user),
-            assets: {
-              scriptUrl: '/assets/notification-bell/notification-bell.js',
-              cssUrl: '/assets/notification-bell/notification-bell.css',
-            },
-          });
+          const bellPage = await renderSignedInBell(c, center);
+          if (!bellPage) return c.redirect('/login', 303);
           const extra = JSON.parse(c.req.query('options') ?? '{}') as Record<string, unknown>;
           const options = escapeHtml(JSON.stringify({ ...bellPage.options, ...extra }));
           return c.html(

@@ -156,7 +156,11 @@ describe('a token-authenticated bell on a page of another origin', () => {
         ).HeraldNotificationBell.notificationStore().connection === 'live',
     );
     // Broadcasting is on here: the live chunk (with pusher-js) was loaded, after the bell's own script.
-    expect(scripts).toEqual(['/bell/notification-bell.js', '/bell/standalone/wsproto.js']);
+    expect(scripts.sort()).toEqual([
+      '/bell/notification-bell.js',
+      '/bell/standalone/authorise.js',
+      '/bell/standalone/wsproto.js',
+    ]);
 
     await running.center.notifier.send(
       { type: 'User', id: 'alice' },

@@ -3,12 +3,19 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { type NotificationStore, silentNotificationLogger } from '@herald/notifications';
+import {
+  type BellOptions,
+  type NotificationStore,
+  type RenderedBell,
+  renderNotificationBell,
+  silentNotificationLogger,
+} from '@herald/notifications';
 import { type ServerType, serve } from '@hono/node-server';
-import type { Hono } from 'hono';
+import type { Context, Hono } from 'hono';
 import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
 import { createNotificationCenter, type NotificationCenter } from '../src/center.js';
-import { configFromEnv } from '../src/config.js';
+import { configFromEnv, DEMO_SESSION_SECRET } from '../src/config.js';
+import { createSessions } from '../src/session.js';
 
 /** The machine's Chromium, driven headless; nothing is ever downloaded. */
 export function launchChromium(): Promise<Browser> {
@@ -46,6 +53,31 @@ export async function startCenter(
       await rm(dataDir, { recursive: true, force: true });
     },
   };
+}
+
+const sessions = createSessions(DEMO_SESSION_SECRET);
+
+/**
+ * The bell for a test page of its own, for the user signed in through the demo login (its CSRF token, the
+ * center's bell assets): `undefined` when nobody is signed in.
+ */
+export async function renderSignedInBell(
+  c: Context,
+  center: NotificationCenter,
+  options?: BellOptions,
+): Promise<RenderedBell | undefined> {
+  const user = await sessions.user(c);
+  if (!user) return undefined;
+  return renderNotificationBell({
+    user,
+    store: center.store,
+    csrfToken: sessions.csrfToken(user),
+    assets: {
+      scriptUrl: '/assets/notification-bell/notification-bell.js',
+      cssUrl: '/assets/notification-bell/notification-bell.css',
+    },
+    options,
+  });
 }
 
 /** Stores notifications for a user directly, `minutesAgo` apart, oldest first in the array's end. */

@@ -1,3 +1,4 @@
+import { postAuthorisation } from './authorise.js';
 import type { LiveConnection, LiveHandlers } from './connection.js';
 
 /** Where the hub is and how to get a subscriber token for the user's channel. */
@@ -25,19 +26,11 @@ interface HubGrant {
 }
 
 async function authorise(target: HubTarget): Promise<HubGrant> {
-  const doFetch = target.fetch ?? globalThis.fetch;
-  const response = await doFetch(target.authEndpoint, {
-    method: 'POST',
-    credentials: target.credentials ?? 'same-origin',
-    headers: {
-      'content-type': 'application/json',
-      accept: 'application/json',
-      ...(await target.authHeaders?.()),
-    },
-    body: JSON.stringify({ channel_names: [target.channel] }),
-  });
-  if (!response.ok) throw new Error(`the hub authorisation answered HTTP ${response.status}`);
-  const body = (await response.json()) as Partial<HubGrant>;
+  const body = (await postAuthorisation(
+    target,
+    JSON.stringify({ channel_names: [target.channel] }),
+    'hub authorisation',
+  )) as Partial<HubGrant>;
   if (!Array.isArray(body.topics) || typeof body.token !== 'string') {
     throw new Error('the hub authorisation did not answer {topics, token}');
   }

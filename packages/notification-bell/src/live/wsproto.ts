@@ -1,4 +1,5 @@
 import Pusher from 'pusher-js';
+import { postAuthorisation } from './authorise.js';
 import type { LiveConnection, LiveHandlers } from './connection.js';
 
 /** Where to reach Herald's real-time server and how to authorise the private channel. */
@@ -37,23 +38,11 @@ async function authoriseChannel(
   socketId: string,
   channel: string,
 ): Promise<ChannelGrant> {
-  const doFetch = target.fetch ?? globalThis.fetch;
-  const response = await doFetch(target.authEndpoint, {
-    method: 'POST',
-    credentials: target.credentials ?? 'same-origin',
-    headers: {
-      'content-type': 'application/x-www-form-urlencoded',
-      accept: 'application/json',
-      ...(await target.authHeaders?.()),
-    },
-    body: new URLSearchParams({ socket_id: socketId, channel_name: channel }).toString(),
-  });
-  if (!response.ok) {
-    throw Object.assign(new Error(`the channel authorisation answered HTTP ${response.status}`), {
-      status: response.status,
-    });
-  }
-  const grant = (await response.json()) as Partial<ChannelGrant>;
+  const grant = (await postAuthorisation(
+    target,
+    new URLSearchParams({ socket_id: socketId, channel_name: channel }),
+    'channel authorisation',
+  )) as Partial<ChannelGrant>;
   if (typeof grant.auth !== 'string') throw new Error('the channel authorisation did not answer {auth}');
   return grant as ChannelGrant;
 }
