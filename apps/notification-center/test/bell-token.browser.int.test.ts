@@ -1,47 +1,30 @@
-import type { AddressInfo } from 'node:net';
-import { createNotificationApi, type NotificationUser } from '@herald/notifications';
-import { type ServerType, serve } from '@hono/node-server';
+import type { NotificationUser } from '@herald/notifications';
 import { serveStatic } from '@hono/node-server/serve-static';
-import { type Context, Hono } from 'hono';
-import { cors } from 'hono/cors';
+import { Hono } from 'hono';
 import type { Browser, Request as PageRequest } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { installedBellAssets } from '../src/bell-assets.js';
-import { answerChannelAuth } from '../src/broadcasting-auth.js';
 import { configFromEnv } from '../src/config.js';
-import { launchChromium, type RunningCenter, startCenter } from './browser.js';
+import { launchChromium, openPage, type RunningCenter, startCenter } from './browser.js';
 import { type RealtimeProcess, startRealtime } from './realtime-process.js';
+import { type Listening, listen, startTokenService } from './token-service.js';
 
 // A host page on one origin embeds the bell; the notification service runs on another. The bell signs its
 // requests with a user token the host's backend issued (`authToken` → `Authorization: Bearer`), with no cookie
 // and no CSRF token, to the JSON API and to /broadcasting/auth, and gets live pushes through a real Herald
 // real-time server.
 //
-// The service here is composed in the test from the real JSON API, the real channel authorisation and hono's
-// CORS middleware. Its token check stands in for the service's signed user tokens (issue 18's service half,
-// built elsewhere): it follows the documented rule — a request carrying a bearer token is judged by it alone,
-// and its writes need no CSRF token — so the bell's side is tested against that contract.
+// The service is composed in the test (./token-service.ts): see there what stands in for what.
 
 const APP = { id: 'bell-token', key: 'bell-token-key', secret: 'bell-token-secret' };
 const TOKENS: Record<string, NotificationUser> = { 'token-for-alice': { id: 'alice', name: 'Alice' } };
-
-function bearerUser(c: Context): NotificationUser | undefined {
-  const match = /^Bearer (.+)$/.exec(c.req.header('authorization') ?? '');
-  return match ? TOKENS[match[1] as string] : undefined;
-}
-
-async function listen(app: Hono): Promise<{ server: ServerType; origin: string }> {
-  const server = serve({ fetch: app.fetch, hostname: '127.0.0.1', port: 0 });
-  await new Promise((resolve) => server.once('listening', resolve));
-  return { server, origin: `http://127.0.0.1:${(server.address() as AddressInfo).port}` };
-}
 
 describe('a token-authenticated bell on a page of another origin', () => {
   let browser: Browser;
   let realtime: RealtimeProcess;
   let running: RunningCenter;
-  let host: { server: ServerType; origin: string };
-  let service: { server: ServerType; origin: string };
+  let host: Listening;
+  let service: Listening;
 
   beforeAll(async () => {
     [browser, realtime] = await Promise.all([launchChromium(), startRealtime(APP)]);
@@ -63,37 +46,12 @@ describe('a token-authenticated bell on a page of another origin', () => {
     if (!assets) throw new Error('build @herald/notification-bell first');
 
     // The service, on another origin, allowing the host's.
-    const serviceApp = new Hono();
-    serviceApp.use(
-      '*',
-      cors({
-        origin: host.origin,
-        allowHeaders: ['authorization', 'content-type', 'accept', 'x-requested-with'],
-        allowMethods: ['GET', 'POST', 'PATCH', 'DELETE'],
-        maxAge: 600,
-      }),
-    );
-    const api = createNotificationApi({
+    service = await startTokenService({
       store: running.center.store,
-      authenticate: bearerUser,
-      // The stand-in for "a bearer-authenticated write needs no CSRF token": this API build checks one, so the
-      // token's user is given the header the API expects, only after the token was accepted.
-      csrfToken: (_c, user) => `token-session:${user.id}`,
+      tokens: TOKENS,
+      allowOrigin: host.origin,
+      realtime: realtimeTarget,
     });
-    serviceApp.all('/notification/*', (c) => {
-      const user = bearerUser(c);
-      if (!user) return api.fetch(c.req.raw);
-      expect(c.req.header('x-csrf-token')).toBeUndefined(); // the bell sends none with a token
-      const headers = new Headers(c.req.raw.headers);
-      headers.set('x-csrf-token', `token-session:${user.id}`);
-      return api.fetch(new Request(c.req.raw, { headers }));
-    });
-    serviceApp.post('/broadcasting/auth', (c) => {
-      const user = bearerUser(c);
-      if (!user) return c.json({ error: { code: 'unauthenticated', message: 'send a user token' } }, 401);
-      return answerChannelAuth(c, realtimeTarget, user);
-    });
-    service = await listen(serviceApp);
 
     const options = {
       apiUrl: `${service.origin}/notification/notifications/unread.json`,
@@ -123,22 +81,14 @@ describe('a token-authenticated bell on a page of another origin', () => {
 
   afterAll(async () => {
     await browser?.close();
-    for (const running of [host, service]) {
-      if (running) await new Promise((resolve) => running.server.close(resolve));
-    }
+    await host?.stop();
+    await service?.stop();
     await running?.stop();
     await realtime?.stop();
   });
 
   it('reads, writes and receives live with the token alone, across origins, loading pusher-js only then', async () => {
-    const context = await browser.newContext({ locale: 'en-US' });
-    context.setDefaultTimeout(15_000);
-    const page = await context.newPage();
-    const errors: string[] = [];
-    page.on('pageerror', (error) => errors.push(error.message));
-    page.on('console', (message) => {
-      if (message.type() === 'error') errors.push(message.text());
-    });
+    const { context, page, errors } = await openPage(browser);
     const toService: PageRequest[] = [];
     const scripts: string[] = [];
     page.on('request', (request) => {

@@ -107,11 +107,9 @@ export const RECORD_EVENTS = `
   }
 `;
 
-/** A browser context signed in through the demo login, with page errors collected. */
-export async function signIn(
+/** A page in a fresh browser context, with page errors, console errors and failed responses collected. */
+export async function openPage(
   browser: Browser,
-  base: string,
-  user: string,
   options: { colorScheme?: 'light' | 'dark'; viewport?: { width: number; height: number } } = {},
 ): Promise<{ context: BrowserContext; page: Page; errors: string[] }> {
   const context = await browser.newContext({
@@ -134,11 +132,22 @@ export async function signIn(
       errors.push(`${response.status()} ${response.request().method()} ${response.url()}`);
     }
   });
-  await page.addInitScript(RECORD_EVENTS);
-  await page.goto(`${base}/login`);
-  await page.selectOption('select[name=user]', user);
-  await Promise.all([page.waitForURL(`${base}/`), page.click('form[action="/login"] button')]);
   return { context, page, errors };
+}
+
+/** A browser context signed in through the demo login, with page errors collected. */
+export async function signIn(
+  browser: Browser,
+  base: string,
+  user: string,
+  options: { colorScheme?: 'light' | 'dark'; viewport?: { width: number; height: number } } = {},
+): Promise<{ context: BrowserContext; page: Page; errors: string[] }> {
+  const opened = await openPage(browser, options);
+  await opened.page.addInitScript(RECORD_EVENTS);
+  await opened.page.goto(`${base}/login`);
+  await opened.page.selectOption('select[name=user]', user);
+  await Promise.all([opened.page.waitForURL(`${base}/`), opened.page.click('form[action="/login"] button')]);
+  return opened;
 }
 
 /** The events the page recorded. */

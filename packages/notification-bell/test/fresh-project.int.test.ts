@@ -1,107 +1,32 @@
-import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
+import { readdir, readFile } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createFreshProject, type FreshProject, sh } from './fresh-project.js';
 
 // A new user's first steps, from the packed tarball: a fresh Vite 8 project (pnpm, outside this workspace)
 // installs the bell, builds the README's bundler snippet as written, and type-checks it with
 // `skipLibCheck: false`. Everything comes from the npm registry except the bell itself; nothing in the
 // workspace is touched (the tarball and the project live in a temp dir).
 
-const PACKAGE = fileURLToPath(new URL('..', import.meta.url));
-const run = promisify(execFile);
-
-/** The versions a new project would get today (checked with `npm view`). */
-const VERSIONS = { vite: '8.3.8', typescript: '7.0.2', alpinejs: '3.17.5' } as const;
-
-// The tsconfig of Vite's vanilla-ts template, with the library check on.
-const TSCONFIG = {
-  compilerOptions: {
-    target: 'ES2022',
-    useDefineForClassFields: true,
-    module: 'ESNext',
-    lib: ['ES2022', 'DOM', 'DOM.Iterable'],
-    types: ['vite/client'],
-    skipLibCheck: false,
-    moduleResolution: 'bundler',
-    allowImportingTsExtensions: true,
-    verbatimModuleSyntax: true,
-    moduleDetection: 'force',
-    noEmit: true,
-    strict: true,
-    noUnusedLocals: true,
-    noUnusedParameters: true,
-    noFallthroughCasesInSwitch: true,
-    noUncheckedSideEffectImports: true,
-  },
-  include: ['src'],
-};
-
-/** The first `ts` block under the README's "With a bundler" heading, exactly as written. */
-async function readmeSnippet(): Promise<string> {
-  const readme = await readFile(join(PACKAGE, 'README.md'), 'utf8');
-  const section = readme.slice(readme.indexOf('## With a bundler'));
-  const match = /```ts\n([\s\S]*?)```/.exec(section);
-  if (!match?.[1]) throw new Error('the README has no ts snippet under "With a bundler"');
-  return match[1];
-}
-
-/** Runs a command with a clean environment (no npm_config_* of the workspace's own pnpm run). */
-function sh(command: string, args: string[], cwd: string) {
-  return run(command, args, {
-    cwd,
-    env: { PATH: process.env.PATH, HOME: process.env.HOME, CI: 'true' },
-    maxBuffer: 16 * 1024 * 1024,
-    timeout: 240_000,
-  });
-}
-
 describe('a fresh Vite project with the packed bell', () => {
-  let dir: string;
+  let fresh: FreshProject;
   let project: string;
   let tarball: string;
+  let dir: string;
 
   beforeAll(async () => {
-    if (!existsSync(join(PACKAGE, 'dist', 'index.js')))
-      throw new Error('build @herald/notification-bell first');
-    dir = await mkdtemp(join(tmpdir(), 'herald-bell-fresh-'));
-    await sh('pnpm', ['pack', '--pack-destination', dir], PACKAGE);
-    const packed = (await readdir(dir)).find((name) => name.endsWith('.tgz'));
-    if (!packed) throw new Error('pnpm pack wrote no tarball');
-    tarball = join(dir, packed);
-    project = join(dir, 'app');
-    await mkdir(join(project, 'src'), { recursive: true });
-    await writeFile(
-      join(project, 'package.json'),
-      JSON.stringify(
-        {
-          name: 'fresh-bell-app',
-          private: true,
-          type: 'module',
-          dependencies: { '@herald/notification-bell': `file:${tarball}`, alpinejs: VERSIONS.alpinejs },
-          devDependencies: { vite: VERSIONS.vite, typescript: VERSIONS.typescript },
-        },
-        null,
-        2,
-      ),
-    );
-    await writeFile(join(project, 'tsconfig.json'), JSON.stringify(TSCONFIG, null, 2));
-    await writeFile(join(project, 'src', 'main.ts'), await readmeSnippet());
-    await writeFile(
-      join(project, 'index.html'),
+    fresh = await createFreshProject(
       `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Fresh</title></head><body>
 <div data-notification-bell data-options='{"userId":"alice"}'></div>
 <script type="module" src="/src/main.ts"></script></body></html>`,
     );
-    await sh('pnpm', ['install', '--no-frozen-lockfile'], project);
+    ({ project, tarball } = fresh);
+    dir = dirname(tarball);
   }, 300_000);
 
   afterAll(async () => {
-    if (dir) await rm(dir, { recursive: true, force: true });
+    await fresh?.remove();
   });
 
   it('ships only what users need: code, declarations, styles, README, and alpinejs as a peer', async () => {
@@ -130,7 +55,7 @@ describe('a fresh Vite project with the packed bell', () => {
   });
 
   it('builds the README snippet as written with Vite 8', async () => {
-    await sh(join(project, 'node_modules', '.bin', 'vite'), ['build'], project);
+    await sh(fresh.bin('vite'), ['build'], project);
     const assets = await readdir(join(project, 'dist', 'assets'));
     expect(assets.some((name) => name.endsWith('.css'))).toBe(true);
     const scripts = assets.filter((name) => name.endsWith('.js'));
