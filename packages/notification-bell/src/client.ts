@@ -1,5 +1,5 @@
 import { type AuthToken, authHeaders } from './auth.js';
-import { BellError, isBellError } from './errors.js';
+import { BellError, type BellErrorCode, type BellOperation, isBellError } from './errors.js';
 import type { BellFilter } from './options.js';
 
 /** One page of the JSON API's list: the records, whether there is a next page, and the unread count. */
@@ -47,6 +47,17 @@ export function readCsrfToken(doc: Document | undefined = globalThis.document): 
 
 type Loose = Record<string, unknown>;
 
+/** Each request's part of the (English) error message; the store words it in the page's language. */
+const OPERATIONS: Record<BellOperation, string> = {
+  load: 'load notifications',
+  markRead: 'mark it as read',
+  markAllRead: 'mark all as read',
+  delete: 'delete it',
+};
+
+/** The reason given when the request never got an answer. */
+export const UNREACHABLE = 'the server could not be reached';
+
 function unreadOf(body: Loose): number | undefined {
   const meta = (body.meta ?? {}) as Loose;
   const count = meta.unread_count ?? meta.count ?? body.unreadCount;
@@ -71,7 +82,10 @@ export function createNotificationClient(options: NotificationClientOptions): No
   const credentials = options.credentials ?? 'same-origin';
   const doFetch = (input: string, init: RequestInit) => (options.fetch ?? globalThis.fetch)(input, init);
 
-  const request = async (method: string, url: string, what: string): Promise<Loose> => {
+  const request = async (method: string, url: string, operation: BellOperation): Promise<Loose> => {
+    const what = OPERATIONS[operation];
+    const fail = (code: BellErrorCode, detail: string, extra: { cause?: unknown; status?: number } = {}) =>
+      new BellError(code, `Could not ${what}: ${detail}.`, { ...extra, operation, detail });
     let headers: Record<string, string>;
     try {
       headers = {
@@ -80,26 +94,21 @@ export function createNotificationClient(options: NotificationClientOptions): No
         ...(await authHeaders(auth, method !== 'GET')),
       };
     } catch (error) {
-      throw new BellError(
-        'unauthenticated',
-        `Could not ${what}: ${isBellError(error) ? error.message : 'no sign-in token'}.`,
-        {
-          cause: error,
-        },
-      );
+      throw fail('unauthenticated', isBellError(error) ? error.message : 'no sign-in token', {
+        cause: error,
+      });
     }
     let response: Response;
     try {
       response = await doFetch(url, { method, headers, credentials });
     } catch (cause) {
-      throw new BellError('request_failed', `Could not ${what}: the server could not be reached.`, { cause });
+      throw fail('request_failed', UNREACHABLE, { cause });
     }
     let body: Loose = {};
     try {
       body = (await response.json()) as Loose;
     } catch (cause) {
-      if (response.ok)
-        throw new BellError('bad_response', `Could not ${what}: the answer was not JSON.`, { cause });
+      if (response.ok) throw fail('bad_response', 'the answer was not JSON', { cause });
     }
     if (!response.ok) {
       const error = (body.error ?? {}) as Loose;
@@ -110,7 +119,7 @@ export function createNotificationClient(options: NotificationClientOptions): No
           : response.status === 403
             ? 'forbidden'
             : 'request_failed';
-      throw new BellError(code, `Could not ${what}: ${detail}.`, { status: response.status });
+      throw fail(code, detail, { status: response.status });
     }
     return body;
   };
@@ -122,9 +131,13 @@ export function createNotificationClient(options: NotificationClientOptions): No
       url.searchParams.set('page', String(page));
       url.searchParams.set('limit', String(limit));
       const target = /^https?:/.test(options.apiUrl) ? url.href : `${url.pathname}${url.search}`;
-      const body = await request('GET', target, 'load notifications');
-      if (!Array.isArray(body.data))
-        throw new BellError('bad_response', 'Could not load notifications: no data.');
+      const body = await request('GET', target, 'load');
+      if (!Array.isArray(body.data)) {
+        throw new BellError('bad_response', 'Could not load notifications: no data.', {
+          operation: 'load',
+          detail: 'no data',
+        });
+      }
       const pagination = (body.pagination ?? {}) as Loose;
       return {
         records: body.data,
@@ -133,15 +146,15 @@ export function createNotificationClient(options: NotificationClientOptions): No
       };
     },
     async markRead(id) {
-      const body = await request('PATCH', `${base}/${encodeURIComponent(id)}/read.json`, 'mark it as read');
+      const body = await request('PATCH', `${base}/${encodeURIComponent(id)}/read.json`, 'markRead');
       return { unreadCount: unreadOf(body) };
     },
     async markAllRead() {
-      const body = await request('PATCH', `${base}/mark-all-read.json`, 'mark all as read');
+      const body = await request('PATCH', `${base}/mark-all-read.json`, 'markAllRead');
       return { unreadCount: unreadOf(body) };
     },
     async remove(id) {
-      const body = await request('DELETE', `${base}/${encodeURIComponent(id)}.json`, 'delete it');
+      const body = await request('DELETE', `${base}/${encodeURIComponent(id)}.json`, 'delete');
       return { unreadCount: unreadOf(body) };
     },
   };

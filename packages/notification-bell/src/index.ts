@@ -10,7 +10,7 @@ export {
   type WriteResult,
 } from './client.js';
 export { notificationBell, notificationItem, notificationList } from './components.js';
-export { BellError, type BellErrorCode, isBellError } from './errors.js';
+export { BellError, type BellErrorCode, type BellOperation, isBellError } from './errors.js';
 export { ICONS } from './icons.js';
 export type { LiveConnection, LiveHandlers } from './live/connection.js';
 export { shouldPoll } from './live/connection.js';

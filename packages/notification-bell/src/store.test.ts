@@ -1,9 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import type { NotificationClient, NotificationPage } from './client.js';
+import { type NotificationClient, type NotificationPage, UNREACHABLE } from './client.js';
 import { BellError } from './errors.js';
 import { type BellNotification, normalizeNotification } from './notification.js';
 import { DEFAULT_LABELS } from './options.js';
 import { type BellStore, createBellStore, LIVE_EVENTS } from './store.js';
+import { bellLabels } from './strings.js';
 
 function record(id: string, minutesAgo: number, read = false) {
   const at = new Date(Date.UTC(2025, 0, 1, 12, 0) - minutesAgo * 60_000).toISOString();
@@ -244,5 +245,28 @@ describe('the notifications store', () => {
     await store.setFilter('all');
     expect(lists).toEqual(['all', 'unread', 'all']);
     expect(store).toMatchObject({ filter: 'all', unreadCount: 1 });
+  });
+
+  it('says what failed in the bell’s language, with the server’s own words as the reason', async () => {
+    const store = createBellStore();
+    const failing = (detail: string) => async () => {
+      throw new BellError('request_failed', `Could not …: ${detail}.`, { operation: 'markAllRead', detail });
+    };
+    store.configure({
+      client: { ...fakeClient([]).client, markAllRead: failing('quota exceeded') },
+      perPage: 10,
+      labels: bellLabels('de'),
+      emit: () => {},
+    });
+    await store.markAllAsRead();
+    expect(store.error).toBe('Konnten nicht alle als gelesen markiert werden: quota exceeded.');
+    store.configure({
+      client: { ...fakeClient([]).client, markAllRead: failing(UNREACHABLE) },
+      perPage: 10,
+      labels: bellLabels('fr'),
+      emit: () => {},
+    });
+    await store.markAllAsRead();
+    expect(store.error).toBe('Impossible de tout marquer comme lu : le serveur est injoignable.');
   });
 });

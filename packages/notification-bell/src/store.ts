@@ -1,4 +1,4 @@
-import type { NotificationClient } from './client.js';
+import { type NotificationClient, UNREACHABLE } from './client.js';
 import { isBellError } from './errors.js';
 import { type BellNotification, normalizeNotification } from './notification.js';
 import type { BellFilter, BellLabels } from './options.js';
@@ -82,7 +82,12 @@ function defaultEmit(name: string, detail: unknown): void {
   globalThis.dispatchEvent?.(new CustomEvent(name, { detail }));
 }
 
-function messageOf(error: unknown): string {
+/** A failure in words fit for the user, in the bell's language when the request said what failed. */
+function messageOf(error: unknown, labels: BellLabels): string {
+  if (isBellError(error) && error.operation) {
+    const unreachable = error.detail === UNREACHABLE;
+    return labels.failed(error.operation, unreachable ? labels.unreachable : (error.detail ?? ''));
+  }
   if (isBellError(error)) return error.message;
   return error instanceof Error ? `Something went wrong: ${error.message}` : 'Something went wrong.';
 }
@@ -113,6 +118,8 @@ export function createBellStore(initial: { unreadCount?: number } = {}): BellSto
   const emit = (name: string, detail: unknown) => (deps?.emit ?? defaultEmit)(name, detail);
   // Each load of a whole list gets a number: an answer to an older one (the other tab, say) is dropped.
   let loads = 0;
+  // The message of the last failed load, cleared by the next load that succeeds (not other failures).
+  let loadFailure: string | null = null;
 
   return {
     items: [],
@@ -169,7 +176,7 @@ export function createBellStore(initial: { unreadCount?: number } = {}): BellSto
         try {
           unread = (await need().client.markRead(id)).unreadCount;
         } catch (error) {
-          this.error = messageOf(error);
+          this.error = messageOf(error, need().labels);
           return;
         }
       }
@@ -184,7 +191,7 @@ export function createBellStore(initial: { unreadCount?: number } = {}): BellSto
       try {
         unread = (await need().client.markAllRead()).unreadCount;
       } catch (error) {
-        this.error = messageOf(error);
+        this.error = messageOf(error, need().labels);
         return;
       }
       const readAt = new Date().toISOString();
@@ -205,7 +212,7 @@ export function createBellStore(initial: { unreadCount?: number } = {}): BellSto
         try {
           unread = (await need().client.remove(id)).unreadCount;
         } catch (error) {
-          this.error = messageOf(error);
+          this.error = messageOf(error, need().labels);
           return;
         }
       }
@@ -244,7 +251,10 @@ export function createBellStore(initial: { unreadCount?: number } = {}): BellSto
         this.loaded = true;
         this.error = null;
       } catch (error) {
-        if (load === loads) this.error = messageOf(error);
+        if (load === loads) {
+          this.error = messageOf(error, need().labels);
+          loadFailure = this.error;
+        }
       } finally {
         if (load === loads) this.isLoading = false;
       }
@@ -287,9 +297,10 @@ export function createBellStore(initial: { unreadCount?: number } = {}): BellSto
         }
         // After the additions, which counted themselves: the server's own count is the truth.
         if (result.unreadCount !== undefined) this.serverUnread = result.unreadCount;
-        if (this.error?.startsWith('Could not load')) this.error = null;
+        if (this.error === loadFailure) this.error = null;
       } catch (error) {
-        this.error = messageOf(error);
+        this.error = messageOf(error, need().labels);
+        loadFailure = this.error;
       }
     },
 

@@ -1,3 +1,5 @@
+import type { BellOperation } from './errors.js';
+
 /**
  * A text that depends on a count: one string for every count, or one per plural category of the language
  * (`Intl.PluralRules`), `other` required. `{count}` is replaced by the count, formatted for the language.
@@ -36,6 +38,13 @@ export interface BellStrings {
   readonly tabAll: string;
   /** The tab that lists the unread ones. */
   readonly tabUnread: string;
+  /** A failed request, with `{detail}`: the server's words, or `unreachable`. */
+  readonly failedLoad: string;
+  readonly failedMarkRead: string;
+  readonly failedMarkAllRead: string;
+  readonly failedDelete: string;
+  /** Why a request failed when it got no answer at all. */
+  readonly unreachable: string;
 }
 
 /** The languages shipped with the bell. Add another by giving `strings` (every key) with your `locale`. */
@@ -59,6 +68,11 @@ export const BELL_STRINGS = {
     filter: 'Show',
     tabAll: 'All',
     tabUnread: 'Unread',
+    failedLoad: 'Could not load notifications: {detail}.',
+    failedMarkRead: 'Could not mark it as read: {detail}.',
+    failedMarkAllRead: 'Could not mark all as read: {detail}.',
+    failedDelete: 'Could not delete it: {detail}.',
+    unreachable: 'the server could not be reached',
   },
   de: {
     title: 'Benachrichtigungen',
@@ -79,6 +93,11 @@ export const BELL_STRINGS = {
     filter: 'Anzeigen',
     tabAll: 'Alle',
     tabUnread: 'Ungelesen',
+    failedLoad: 'Benachrichtigungen konnten nicht geladen werden: {detail}.',
+    failedMarkRead: 'Konnte nicht als gelesen markiert werden: {detail}.',
+    failedMarkAllRead: 'Konnten nicht alle als gelesen markiert werden: {detail}.',
+    failedDelete: 'Konnte nicht gelöscht werden: {detail}.',
+    unreachable: 'der Server ist nicht erreichbar',
   },
   fr: {
     title: 'Notifications',
@@ -99,6 +118,11 @@ export const BELL_STRINGS = {
     filter: 'Afficher',
     tabAll: 'Toutes',
     tabUnread: 'Non lues',
+    failedLoad: 'Impossible de charger les notifications : {detail}.',
+    failedMarkRead: 'Impossible de la marquer comme lue : {detail}.',
+    failedMarkAllRead: 'Impossible de tout marquer comme lu : {detail}.',
+    failedDelete: 'Impossible de la supprimer : {detail}.',
+    unreachable: 'le serveur est injoignable',
   },
 } as const satisfies Record<string, BellStrings>;
 
@@ -106,7 +130,16 @@ export const BELL_STRINGS = {
 export interface BellLabels extends Omit<BellStrings, 'unread' | 'received'> {
   readonly unread: (count: number) => string;
   readonly received: (title: string) => string;
+  /** A failed request's message, from `failedLoad` … `failedDelete` and the reason. */
+  readonly failed: (operation: BellOperation, detail: string) => string;
 }
+
+const FAILED: Record<BellOperation, keyof BellStrings & `failed${string}`> = {
+  load: 'failedLoad',
+  markRead: 'failedMarkRead',
+  markAllRead: 'failedMarkAllRead',
+  delete: 'failedDelete',
+};
 
 /** The shipped table for a language tag: `de-AT` → `de`; English for any language not shipped. */
 export function stringsFor(locale: string): BellStrings {
@@ -146,5 +179,6 @@ export function bellLabels(locale: string, overrides: Partial<BellStrings> = {})
     ...strings,
     unread: (count) => fill(pluralText(strings.unread, count, safeLocale), { count: numbers.format(count) }),
     received: (title) => fill(strings.received, { title }),
+    failed: (operation, detail) => fill(strings[FAILED[operation]], { detail }),
   };
 }
