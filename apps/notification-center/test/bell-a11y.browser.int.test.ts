@@ -67,6 +67,32 @@ async function boxOf(page: Page, selector: string) {
   };
 }
 
+/** Whether a box lies wholly inside another. */
+function within(inner: Box, outer: Box): boolean {
+  return (
+    inner.x >= outer.x - 0.5 &&
+    inner.y >= outer.y - 0.5 &&
+    inner.x + inner.width <= outer.x + outer.width + 0.5 &&
+    inner.y + inner.height <= outer.y + outer.height + 0.5
+  );
+}
+
+interface Box {
+  x: number;
+  y: number;
+  width: number;
+  height: number;
+}
+
+/** The header rows whose content is wider than they are. */
+function overflowing(page: Page): Promise<string[]> {
+  return page.evaluate(() =>
+    Array.from(document.querySelectorAll<HTMLElement>('.herald-bell__header, .herald-bell__toolbar'))
+      .filter((row) => row.scrollWidth > row.clientWidth + 1)
+      .map((row) => row.className),
+  );
+}
+
 describe('the bell’s accessibility and phone layout', () => {
   let browser: Browser;
   let running: RunningCenter;
@@ -140,8 +166,10 @@ describe('the bell’s accessibility and phone layout', () => {
       await page.locator('.herald-bell__item').first().waitFor();
       const dropdown = await boxOf(page, '.herald-bell__popover');
       expect(dropdown.inside).toBe(true);
-      expect((await boxOf(page, '.herald-bell__close')).inside).toBe(true);
-      expect((await boxOf(page, '.herald-bell__mark-all')).inside).toBe(true);
+      expect(within(await boxOf(page, '.herald-bell__close'), dropdown)).toBe(true);
+      expect(within(await boxOf(page, '.herald-bell__mark-all'), dropdown)).toBe(true);
+      // The header and the toolbar wrap rather than run out of the dropdown.
+      expect(await overflowing(page)).toEqual([]);
       // Nothing in it is wider than the screen: the page does not scroll sideways.
       expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(width);
 
@@ -151,7 +179,8 @@ describe('the bell’s accessibility and phone layout', () => {
       const panel = await boxOf(page, '.herald-bell__popover');
       expect(panel.inside).toBe(true);
       expect(Math.round(panel.width)).toBe(width);
-      expect((await boxOf(page, '.herald-bell__close')).inside).toBe(true);
+      expect(within(await boxOf(page, '.herald-bell__close'), panel)).toBe(true);
+      expect(await overflowing(page)).toEqual([]);
       await page.locator('.herald-bell__close').click();
       await page.locator('[role=dialog]').waitFor({ state: 'hidden' });
       expect(errors).toEqual([]);
