@@ -1,32 +1,35 @@
 import { defineConfig } from 'vite';
 
-// Two builds into one dist/: the default mode writes the ES module (alpinejs and pusher-js left to the
-// consumer's bundler) and the CSS; `--mode standalone` writes the one-file script for a plain <script> tag,
-// with everything bundled in.
+// Two builds into one dist/. The default mode writes the ES modules for bundlers (alpinejs and pusher-js left
+// to the host's bundler) and the CSS; `--mode standalone` writes the script for a plain page, everything
+// bundled in. In both, the live connections (and pusher-js with them) are a separate chunk, loaded only when
+// broadcasting is configured. No source maps: the sources are not shipped, and maps to missing files only
+// confuse the host's tools.
 export default defineConfig(({ mode }) => {
   const standalone = mode === 'standalone';
   return {
     build: {
       target: 'es2022',
       emptyOutDir: !standalone,
-      sourcemap: true,
+      sourcemap: false,
       minify: standalone,
       cssCodeSplit: false,
       lib: standalone
         ? {
-            entry: 'src/standalone.ts',
-            formats: ['iife'],
-            name: 'HeraldNotificationBell',
-            fileName: () => 'notification-bell.js',
+            entry: { 'notification-bell': 'src/standalone.ts' },
+            formats: ['es'],
+            fileName: (_format, name) => `${name}.js`,
             cssFileName: 'notification-bell',
           }
         : {
-            entry: 'src/index.ts',
+            entry: { index: 'src/index.ts', alpine: 'src/alpine.ts', live: 'src/live.ts' },
             formats: ['es'],
-            fileName: () => 'index.js',
-            cssFileName: 'notification-bell',
+            fileName: (_format, name) => `${name}.js`,
           },
-      rolldownOptions: standalone ? {} : { external: ['alpinejs', /^pusher-js/] },
+      rolldownOptions: {
+        ...(standalone ? {} : { external: ['alpinejs', /^pusher-js/] }),
+        output: { chunkFileNames: standalone ? 'standalone/[name].js' : 'chunks/[name].js' },
+      },
     },
   };
 });

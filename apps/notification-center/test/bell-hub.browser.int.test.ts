@@ -1,5 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import { renderNotificationBell } from '@herald/notifications';
 import { safeEqual } from '@herald/protocol-core';
 import { Hono } from 'hono';
 import type { Browser } from 'playwright-core';
@@ -7,7 +6,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ownsChannel } from '../src/broadcasting-auth.js';
 import { DEMO_SESSION_SECRET } from '../src/config.js';
 import { createSessions } from '../src/session.js';
-import { launchChromium, type RunningCenter, recordedEvents, signIn, startCenter } from './browser.js';
+import {
+  launchChromium,
+  type RunningCenter,
+  recordedEvents,
+  renderSignedInBell,
+  signIn,
+  startCenter,
+} from './browser.js';
 import { type MercureHubDouble, signJwt, startMercureHubDouble } from './mercure-hub-double.js';
 
 // The bell's `hub` broadcaster in headless Chromium: the notification center's API and demo login, a page that
@@ -46,21 +52,11 @@ describe('the bell with a Mercure-style hub', () => {
         });
       });
       app.get('/hub-demo', async (c) => {
-        const user = await sessions.user(c);
-        if (!user) return c.redirect('/login', 303);
-        const bell = await renderNotificationBell({
-          user,
-          store: center.store,
-          csrfToken: sessions.csrfToken(user),
-          assets: {
-            scriptUrl: '/assets/notification-bell/notification-bell.js',
-            cssUrl: '/assets/notification-bell/notification-bell.css',
-          },
-          options: {
-            enablePolling: false,
-            broadcasting: { broadcaster: 'hub', hubUrl: hub.url, authEndpoint: '/hub/auth' },
-          },
+        const bell = await renderSignedInBell(c, center, {
+          enablePolling: false,
+          broadcasting: { broadcaster: 'hub', hubUrl: hub.url, authEndpoint: '/hub/auth' },
         });
+        if (!bell) return c.redirect('/login', 303);
         return c.html(
           `<!doctype html><html lang="en"><head>${bell.tags.meta}${bell.tags.css}</head><body>${bell.html}${bell.tags.js}</body></html>`,
         );

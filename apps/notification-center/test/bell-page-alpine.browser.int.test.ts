@@ -1,12 +1,16 @@
 import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
-import { renderNotificationBell } from '@herald/notifications';
 import { Hono } from 'hono';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEMO_SESSION_SECRET } from '../src/config.js';
-import { createSessions } from '../src/session.js';
-import { launchChromium, type RunningCenter, seed, signIn, startCenter } from './browser.js';
+import {
+  launchChromium,
+  type RunningCenter,
+  renderSignedInBell,
+  seed,
+  signIn,
+  startCenter,
+} from './browser.js';
 
 // The standalone script on a page that brings its own Alpine (alpinejs's own CDN build, served from
 // node_modules): the bell must register with that Alpine, before or after it in the page, and never start the
@@ -49,27 +53,16 @@ describe('the standalone bell on a page with its own Alpine', () => {
 
   beforeAll(async () => {
     const alpine = await readFile(ALPINE_FILE, 'utf8');
-    const sessions = createSessions(DEMO_SESSION_SECRET);
     [browser, running] = await Promise.all([
       launchChromium(),
       startCenter({}, (inner, center) => {
         const app = new Hono();
         app.get('/vendor/alpine.js', (c) => c.body(alpine, 200, { 'content-type': 'text/javascript' }));
         app.get('/own-alpine/:order', async (c) => {
-          const user = await sessions.user(c);
-          if (!user) return c.redirect('/login', 303);
           const order = PAGES[c.req.param('order') as keyof typeof PAGES];
           if (!order) return c.notFound();
-          const bell = await renderNotificationBell({
-            user,
-            store: center.store,
-            csrfToken: sessions.csrfToken(user),
-            assets: {
-              scriptUrl: '/assets/notification-bell/notification-bell.js',
-              cssUrl: '/assets/notification-bell/notification-bell.css',
-            },
-            options: { broadcasting: false },
-          });
+          const bell = await renderSignedInBell(c, center, { broadcasting: false });
+          if (!bell) return c.redirect('/login', 303);
           return c.html(
             `<!doctype html><html lang="en"><head>${bell.tags.meta}${bell.tags.css}${order.head}</head><body>
 <p x-data="{ n: 20 }"><span id="own" x-text="n + 1"></span></p>

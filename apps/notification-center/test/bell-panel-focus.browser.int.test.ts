@@ -13,7 +13,7 @@ function tagStops(page: Page): Promise<number> {
   return page.evaluate(() => {
     const panel = document.querySelector('[role=dialog]') as HTMLElement;
     const stops = Array.from(panel.querySelectorAll<HTMLElement>('button, a[href]')).filter(
-      (el) => !(el as HTMLButtonElement).disabled && el.getClientRects().length > 0,
+      (el) => el.tabIndex >= 0 && !(el as HTMLButtonElement).disabled && el.getClientRects().length > 0,
     );
     stops.forEach((el, i) => {
       el.dataset.stop = String(i);
@@ -69,11 +69,12 @@ describe('the panel’s focus trap', () => {
     const heading = await dialog(page).getAttribute('aria-labelledby');
     expect(await page.locator(`[id="${heading}"]`).textContent()).toBe('Notifications');
 
-    // Mark all read, close; per item: open, mark read, delete (+ Reply on the first).
+    // Close, the chosen tab (the other is reached by arrow keys), mark all read; per item: open, mark read,
+    // delete (+ Reply on the first).
     const count = await tagStops(page);
-    expect(count).toBe(9);
+    expect(count).toBe(10);
     const first = await focused(page);
-    expect(first).toBe('2'); // opening moved focus to the first item
+    expect(first).toBe('3'); // opening moved focus to the first item
 
     // Tab walks forward through every control and wraps from the last to the first.
     const forward: string[] = [];
@@ -81,18 +82,18 @@ describe('the panel’s focus trap', () => {
       await page.keyboard.press('Tab');
       forward.push(await focused(page));
     }
-    const expectedForward = Array.from({ length: count }, (_, i) => String((3 + i) % count));
+    const expectedForward = Array.from({ length: count }, (_, i) => String((4 + i) % count));
     expect(forward).toEqual(expectedForward);
 
     // Shift+Tab walks backwards and wraps from the first to the last.
     await page.keyboard.press('Home'); // the first item again
-    expect(await focused(page)).toBe('2');
+    expect(await focused(page)).toBe('3');
     const backward: string[] = [];
     for (let i = 0; i < count; i += 1) {
       await page.keyboard.press('Shift+Tab');
       backward.push(await focused(page));
     }
-    expect(backward).toEqual(Array.from({ length: count }, (_, i) => String((1 - i + 2 * count) % count)));
+    expect(backward).toEqual(Array.from({ length: count }, (_, i) => String((2 - i + 2 * count) % count)));
 
     // Focus lost to the page (the focused item deleted) comes back in on the next Tab.
     await page.locator('.herald-bell__item').last().locator('.herald-bell__tool--delete').click();

@@ -4,7 +4,8 @@ import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchChromium, type RunningCenter, seed, signIn, startCenter } from './browser.js';
 
-// Takes the screenshots shown in packages/notification-bell/README.md: dropdown and panel, light and dark.
+// Takes the screenshots shown in packages/notification-bell/README.md: dropdown and panel, light and dark, at
+// desktop and phone width.
 const DOCS = fileURLToPath(new URL('../../../packages/notification-bell/docs/', import.meta.url));
 
 describe('the bell’s screenshots', () => {
@@ -55,25 +56,34 @@ describe('the bell’s screenshots', () => {
     await running?.stop();
   });
 
-  for (const mode of ['dropdown', 'panel'] as const) {
-    for (const theme of ['light', 'dark'] as const) {
-      it(`shows the ${mode} in the ${theme} theme`, async () => {
-        const { context, page, errors } = await signIn(browser, running.base, 'alice', {
-          colorScheme: theme,
-          viewport: { width: 1000, height: mode === 'panel' ? 640 : 600 },
+  // Desktop and phone width (390 px, an iPhone's), each layout in each theme.
+  const screens = [
+    { name: '', viewport: { width: 1000, height: 600 } },
+    { name: '-phone', viewport: { width: 390, height: 760 } },
+  ] as const;
+
+  for (const screen of screens) {
+    for (const mode of ['dropdown', 'panel'] as const) {
+      for (const theme of ['light', 'dark'] as const) {
+        it(`shows the ${mode} in the ${theme} theme at ${screen.viewport.width} px`, async () => {
+          const { context, page, errors } = await signIn(browser, running.base, 'alice', {
+            colorScheme: theme,
+            viewport:
+              mode === 'panel' && screen.name === '' ? { ...screen.viewport, height: 640 } : screen.viewport,
+          });
+          await page.goto(`${running.base}/?mode=${mode}&theme=${theme}`);
+          await page.locator('.herald-bell__button').click();
+          await page.locator('.herald-bell__item').nth(4).waitFor();
+          expect(await page.locator('.herald-bell').getAttribute('data-theme')).toBe(theme);
+          await page.mouse.move(0, 0);
+          await page.evaluate(() => (document.activeElement as HTMLElement | null)?.blur());
+          const path = `${DOCS}${mode}-${theme}${screen.name}.png`;
+          await page.screenshot({ path, animations: 'disabled' });
+          expect((await stat(path)).size).toBeGreaterThan(10_000);
+          expect(errors).toEqual([]);
+          await context.close();
         });
-        await page.goto(`${running.base}/?mode=${mode}&theme=${theme}`);
-        await page.locator('.herald-bell__button').click();
-        await page.locator('.herald-bell__item').nth(4).waitFor();
-        expect(await page.locator('.herald-bell').getAttribute('data-theme')).toBe(theme);
-        await page.mouse.move(0, 0);
-        await page.evaluate(() => (document.activeElement as HTMLElement | null)?.blur());
-        const path = `${DOCS}${mode}-${theme}.png`;
-        await page.screenshot({ path, animations: 'disabled' });
-        expect((await stat(path)).size).toBeGreaterThan(10_000);
-        expect(errors).toEqual([]);
-        await context.close();
-      });
+      }
     }
   }
 });

@@ -3,12 +3,19 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { type NotificationStore, silentNotificationLogger } from '@herald/notifications';
+import {
+  type BellOptions,
+  type NotificationStore,
+  type RenderedBell,
+  renderNotificationBell,
+  silentNotificationLogger,
+} from '@herald/notifications';
 import { type ServerType, serve } from '@hono/node-server';
-import type { Hono } from 'hono';
+import type { Context, Hono } from 'hono';
 import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
 import { createNotificationCenter, type NotificationCenter } from '../src/center.js';
-import { configFromEnv } from '../src/config.js';
+import { configFromEnv, DEMO_SESSION_SECRET } from '../src/config.js';
+import { createSessions } from '../src/session.js';
 
 /** The machine's Chromium, driven headless; nothing is ever downloaded. */
 export function launchChromium(): Promise<Browser> {
@@ -48,6 +55,31 @@ export async function startCenter(
   };
 }
 
+const sessions = createSessions(DEMO_SESSION_SECRET);
+
+/**
+ * The bell for a test page of its own, for the user signed in through the demo login (its CSRF token, the
+ * center's bell assets): `undefined` when nobody is signed in.
+ */
+export async function renderSignedInBell(
+  c: Context,
+  center: NotificationCenter,
+  options?: BellOptions,
+): Promise<RenderedBell | undefined> {
+  const user = await sessions.user(c);
+  if (!user) return undefined;
+  return renderNotificationBell({
+    user,
+    store: center.store,
+    csrfToken: sessions.csrfToken(user),
+    assets: {
+      scriptUrl: '/assets/notification-bell/notification-bell.js',
+      cssUrl: '/assets/notification-bell/notification-bell.css',
+    },
+    options,
+  });
+}
+
 /** Stores notifications for a user directly, `minutesAgo` apart, oldest first in the array's end. */
 export async function seed(
   store: NotificationStore,
@@ -75,11 +107,9 @@ export const RECORD_EVENTS = `
   }
 `;
 
-/** A browser context signed in through the demo login, with page errors collected. */
-export async function signIn(
+/** A page in a fresh browser context, with page errors, console errors and failed responses collected. */
+export async function openPage(
   browser: Browser,
-  base: string,
-  user: string,
   options: { colorScheme?: 'light' | 'dark'; viewport?: { width: number; height: number } } = {},
 ): Promise<{ context: BrowserContext; page: Page; errors: string[] }> {
   const context = await browser.newContext({
@@ -102,11 +132,22 @@ export async function signIn(
       errors.push(`${response.status()} ${response.request().method()} ${response.url()}`);
     }
   });
-  await page.addInitScript(RECORD_EVENTS);
-  await page.goto(`${base}/login`);
-  await page.selectOption('select[name=user]', user);
-  await Promise.all([page.waitForURL(`${base}/`), page.click('form[action="/login"] button')]);
   return { context, page, errors };
+}
+
+/** A browser context signed in through the demo login, with page errors collected. */
+export async function signIn(
+  browser: Browser,
+  base: string,
+  user: string,
+  options: { colorScheme?: 'light' | 'dark'; viewport?: { width: number; height: number } } = {},
+): Promise<{ context: BrowserContext; page: Page; errors: string[] }> {
+  const opened = await openPage(browser, options);
+  await opened.page.addInitScript(RECORD_EVENTS);
+  await opened.page.goto(`${base}/login`);
+  await opened.page.selectOption('select[name=user]', user);
+  await Promise.all([opened.page.waitForURL(`${base}/`), opened.page.click('form[action="/login"] button')]);
+  return opened;
 }
 
 /** The events the page recorded. */

@@ -58,4 +58,48 @@ describe('createNotificationClient', () => {
       'Could not load notifications: the server could not be reached.',
     );
   });
+
+  it('sends a host-signed token on every request instead of the CSRF token, asking a function each time', async () => {
+    const { fetch, calls } = recordingFetch(() => Response.json({ data: [], meta: { unread_count: 0 } }));
+    let issued = 0;
+    const client = createNotificationClient({
+      apiUrl: 'https://notify.example.com/notification/notifications/unread.json',
+      fetch,
+      authToken: async () => `jwt-${++issued}`,
+      csrfToken: () => 'tok',
+    });
+    await client.list(1, 5, 'all');
+    await client.list(1, 5, 'unread');
+    await client.markRead('a');
+    expect(calls.map((call) => `${call.method} ${call.url} ${call.headers.authorization}`)).toEqual([
+      'GET https://notify.example.com/notification/notifications.json?page=1&limit=5 Bearer jwt-1',
+      'GET https://notify.example.com/notification/notifications/unread.json?page=1&limit=5 Bearer jwt-2',
+      'PATCH https://notify.example.com/notification/notifications/a/read.json Bearer jwt-3',
+    ]);
+    expect(calls.every((call) => call.headers['X-CSRF-Token'] === undefined)).toBe(true);
+  });
+
+  it('sends cookies as asked, and says so when the token cannot be had', async () => {
+    const modes: Array<RequestCredentials | undefined> = [];
+    const fetch = (async (_url: string, init: RequestInit) => {
+      modes.push(init.credentials);
+      return Response.json({ data: [] });
+    }) as unknown as typeof globalThis.fetch;
+    await createNotificationClient({ apiUrl: '/n/notifications.json', fetch, credentials: 'include' }).list(
+      1,
+      1,
+    );
+    expect(modes).toEqual(['include']);
+    const failing = createNotificationClient({
+      apiUrl: '/n/notifications.json',
+      fetch,
+      authToken: () => Promise.reject(new Error('signed out')),
+    });
+    const error = await failing.markAllRead().catch((caught: unknown) => caught);
+    expect(isBellError(error) && error).toMatchObject({
+      code: 'unauthenticated',
+      message: 'Could not mark all as read: the sign-in token could not be had.',
+    });
+    expect(modes).toHaveLength(1);
+  });
 });

@@ -1,4 +1,6 @@
-import { BellError } from './errors.js';
+import { type AuthToken, authHeaders } from './auth.js';
+import { BellError, type BellErrorCode, type BellOperation, isBellError } from './errors.js';
+import type { BellFilter } from './options.js';
 
 /** One page of the JSON API's list: the records, whether there is a next page, and the unread count. */
 export interface NotificationPage {
@@ -12,9 +14,10 @@ export interface WriteResult {
   readonly unreadCount: number | undefined;
 }
 
-/** Talks to the notifications JSON API with the page's session cookie and CSRF token. */
+/** Talks to the notifications JSON API with a host-signed user token, or the page's session cookie and CSRF token. */
 export interface NotificationClient {
-  list(page: number, limit: number): Promise<NotificationPage>;
+  /** One page of the list: of `filter` (`….json` or `…/unread.json`), or of `apiUrl` itself when not given. */
+  list(page: number, limit: number, filter?: BellFilter): Promise<NotificationPage>;
   markRead(id: string): Promise<WriteResult>;
   markAllRead(): Promise<WriteResult>;
   remove(id: string): Promise<WriteResult>;
@@ -22,15 +25,19 @@ export interface NotificationClient {
 
 /** Options of {@link createNotificationClient}. */
 export interface NotificationClientOptions {
-  /** The list URL, e.g. `/notification/notifications/unread.json`; the other routes sit beside it. */
+  /**
+   * The list URL, e.g. `/notification/notifications/unread.json` or `https://notify.example.com/notification/notifications.json`;
+   * the other routes sit beside it.
+   */
   readonly apiUrl: string;
   readonly fetch?: typeof fetch | undefined;
-  /** Reads the CSRF token sent on writes (default: the `csrfToken` meta tag, then `csrf-token`). */
+  /** Sent as `Authorization: Bearer <token>` on every request; with it, no CSRF token is sent. */
+  readonly authToken?: AuthToken | undefined;
+  /** Reads the CSRF token sent on writes without `authToken` (default: the `csrfToken` meta tag, then `csrf-token`). */
   readonly csrfToken?: (() => string | undefined) | undefined;
+  /** Whether requests carry cookies (default `same-origin`; `include` for a cookie session on another origin). */
+  readonly credentials?: RequestCredentials | undefined;
 }
-
-/** The header writes carry the page's CSRF token in. */
-export const CSRF_HEADER = 'X-CSRF-Token';
 
 /** Reads the page's CSRF token from `<meta name="csrfToken">` (or `csrf-token`, as some frameworks name it). */
 export function readCsrfToken(doc: Document | undefined = globalThis.document): string | undefined {
@@ -39,6 +46,17 @@ export function readCsrfToken(doc: Document | undefined = globalThis.document): 
 }
 
 type Loose = Record<string, unknown>;
+
+/** Each request's part of the (English) error message; the store words it in the page's language. */
+const OPERATIONS: Record<BellOperation, string> = {
+  load: 'load notifications',
+  markRead: 'mark it as read',
+  markAllRead: 'mark all as read',
+  delete: 'delete it',
+};
+
+/** The reason given when the request never got an answer. */
+export const UNREACHABLE = 'the server could not be reached';
 
 function unreadOf(body: Loose): number | undefined {
   const meta = (body.meta ?? {}) as Loose;
@@ -60,30 +78,37 @@ export function apiBase(apiUrl: string): string {
  */
 export function createNotificationClient(options: NotificationClientOptions): NotificationClient {
   const base = apiBase(options.apiUrl);
-  const csrf = options.csrfToken ?? readCsrfToken;
+  const auth = { authToken: options.authToken, csrfToken: options.csrfToken ?? readCsrfToken };
+  const credentials = options.credentials ?? 'same-origin';
   const doFetch = (input: string, init: RequestInit) => (options.fetch ?? globalThis.fetch)(input, init);
 
-  const request = async (method: string, url: string, what: string): Promise<Loose> => {
-    const headers: Record<string, string> = {
-      accept: 'application/json',
-      'x-requested-with': 'XMLHttpRequest',
-    };
-    if (method !== 'GET') {
-      const token = csrf();
-      if (token) headers[CSRF_HEADER] = token;
+  const request = async (method: string, url: string, operation: BellOperation): Promise<Loose> => {
+    const what = OPERATIONS[operation];
+    const fail = (code: BellErrorCode, detail: string, extra: { cause?: unknown; status?: number } = {}) =>
+      new BellError(code, `Could not ${what}: ${detail}.`, { ...extra, operation, detail });
+    let headers: Record<string, string>;
+    try {
+      headers = {
+        accept: 'application/json',
+        'x-requested-with': 'XMLHttpRequest',
+        ...(await authHeaders(auth, method !== 'GET')),
+      };
+    } catch (error) {
+      throw fail('unauthenticated', isBellError(error) ? error.message : 'no sign-in token', {
+        cause: error,
+      });
     }
     let response: Response;
     try {
-      response = await doFetch(url, { method, headers, credentials: 'same-origin' });
+      response = await doFetch(url, { method, headers, credentials });
     } catch (cause) {
-      throw new BellError('request_failed', `Could not ${what}: the server could not be reached.`, { cause });
+      throw fail('request_failed', UNREACHABLE, { cause });
     }
     let body: Loose = {};
     try {
       body = (await response.json()) as Loose;
     } catch (cause) {
-      if (response.ok)
-        throw new BellError('bad_response', `Could not ${what}: the answer was not JSON.`, { cause });
+      if (response.ok) throw fail('bad_response', 'the answer was not JSON', { cause });
     }
     if (!response.ok) {
       const error = (body.error ?? {}) as Loose;
@@ -94,20 +119,25 @@ export function createNotificationClient(options: NotificationClientOptions): No
           : response.status === 403
             ? 'forbidden'
             : 'request_failed';
-      throw new BellError(code, `Could not ${what}: ${detail}.`, { status: response.status });
+      throw fail(code, detail, { status: response.status });
     }
     return body;
   };
 
   return {
-    async list(page, limit) {
+    async list(page, limit, filter) {
       const url = new URL(options.apiUrl, 'http://placeholder');
+      if (filter) url.pathname = `${apiBase(url.pathname)}${filter === 'unread' ? '/unread.json' : '.json'}`;
       url.searchParams.set('page', String(page));
       url.searchParams.set('limit', String(limit));
       const target = /^https?:/.test(options.apiUrl) ? url.href : `${url.pathname}${url.search}`;
-      const body = await request('GET', target, 'load notifications');
-      if (!Array.isArray(body.data))
-        throw new BellError('bad_response', 'Could not load notifications: no data.');
+      const body = await request('GET', target, 'load');
+      if (!Array.isArray(body.data)) {
+        throw new BellError('bad_response', 'Could not load notifications: no data.', {
+          operation: 'load',
+          detail: 'no data',
+        });
+      }
       const pagination = (body.pagination ?? {}) as Loose;
       return {
         records: body.data,
@@ -116,15 +146,15 @@ export function createNotificationClient(options: NotificationClientOptions): No
       };
     },
     async markRead(id) {
-      const body = await request('PATCH', `${base}/${encodeURIComponent(id)}/read.json`, 'mark it as read');
+      const body = await request('PATCH', `${base}/${encodeURIComponent(id)}/read.json`, 'markRead');
       return { unreadCount: unreadOf(body) };
     },
     async markAllRead() {
-      const body = await request('PATCH', `${base}/mark-all-read.json`, 'mark all as read');
+      const body = await request('PATCH', `${base}/mark-all-read.json`, 'markAllRead');
       return { unreadCount: unreadOf(body) };
     },
     async remove(id) {
-      const body = await request('DELETE', `${base}/${encodeURIComponent(id)}.json`, 'delete it');
+      const body = await request('DELETE', `${base}/${encodeURIComponent(id)}.json`, 'delete');
       return { unreadCount: unreadOf(body) };
     },
   };

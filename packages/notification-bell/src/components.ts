@@ -1,7 +1,14 @@
 import { createNotificationClient } from './client.js';
 import { ICONS } from './icons.js';
+import { hostOptionsOf } from './internal/host-options.js';
 import type { BellAction, BellNotification } from './notification.js';
-import { type BellOptions, type BellOptionsInput, DEFAULT_LABELS, resolveBellOptions } from './options.js';
+import {
+  type BellFilter,
+  type BellOptions,
+  type BellOptionsInput,
+  DEFAULT_LABELS,
+  resolveBellOptions,
+} from './options.js';
 import { formatRelativeTime, pageLocale } from './relative-time.js';
 import type { BellStore } from './store.js';
 import { type BellTheme, detectTheme, watchTheme } from './theme.js';
@@ -15,23 +22,31 @@ interface Magics {
   $nextTick(callback?: () => void): Promise<void>;
 }
 
-/** What every part of the bell reads: the resolved options, and the language for times. */
+/** What every part of the bell reads: the resolved options. */
 interface BellContext {
   options: BellOptions;
-  locale: string;
 }
 
-let context: BellContext = { options: resolveBellOptions(), locale: 'en' };
+let context: BellContext = { options: resolveBellOptions() };
 let instances = 0;
 
+/**
+ * The bell's options: `data-options` JSON on its element, with what code gave (`x-data` argument, or
+ * `mountNotificationBells`'s options) on top; the page's language when they name none.
+ */
 function readOptions(el: HTMLElement, given: BellOptionsInput | undefined): [BellOptions, string?] {
-  if (given) return [resolveBellOptions(given)];
-  const raw = el.closest<HTMLElement>('[data-notification-bell]')?.dataset.options;
-  if (!raw) return [resolveBellOptions()];
+  const host = el.closest<HTMLElement>('[data-notification-bell]');
+  const locale = pageLocale(el.ownerDocument);
+  const fromCode = { ...(host ? hostOptionsOf(host) : undefined), ...given };
+  const raw = host?.dataset.options;
+  if (!raw) return [resolveBellOptions(fromCode, locale)];
   try {
-    return [resolveBellOptions(JSON.parse(raw) as BellOptionsInput)];
+    return [resolveBellOptions({ ...(JSON.parse(raw) as BellOptionsInput), ...fromCode }, locale)];
   } catch {
-    return [resolveBellOptions(), 'The bell’s data-options are not valid JSON: it runs with its defaults.'];
+    return [
+      resolveBellOptions(fromCode, locale),
+      'The bell’s data-options are not valid JSON: it runs with its defaults.',
+    ];
   }
 }
 
@@ -43,6 +58,8 @@ export interface NotificationBellComponent {
   panelId: string;
   titleId: string;
   labels: BellOptions['labels'];
+  tabs: boolean;
+  tabIds: Record<BellFilter, string>;
   init(): void;
   destroy(): void;
   readonly badgeText: string;
@@ -58,6 +75,8 @@ export interface NotificationBellComponent {
   readonly trapsFocus: boolean;
   onPageKeydown(event: KeyboardEvent): void;
   onPageFocusin(event: FocusEvent): void;
+  showTab(filter: BellFilter): void;
+  moveTab(event: KeyboardEvent): void;
 }
 
 const TABBABLE =
@@ -103,16 +122,23 @@ export function notificationBell(config?: BellOptionsInput): NotificationBellCom
     panelId: '',
     titleId: '',
     labels: DEFAULT_LABELS,
+    tabs: true,
+    tabIds: { all: '', unread: '' },
 
     init() {
       const [options, problem] = readOptions(this.$el, config);
       instances += 1;
-      context = { options, locale: options.locale ?? pageLocale(this.$el.ownerDocument) };
+      context = { options };
       this.mode = options.mode;
       this.position = options.position;
       this.labels = options.labels;
+      this.tabs = options.tabs;
       this.panelId = `herald-bell-panel-${instances}`;
       this.titleId = `herald-bell-title-${instances}`;
+      this.tabIds = {
+        all: `herald-bell-tab-all-${instances}`,
+        unread: `herald-bell-tab-unread-${instances}`,
+      };
       if (options.theme) {
         this.theme = options.theme;
       } else {
@@ -125,9 +151,13 @@ export function notificationBell(config?: BellOptionsInput): NotificationBellCom
       }
       const store = this.$store.notifications;
       store.configure({
-        client: createNotificationClient({ apiUrl: options.apiUrl }),
+        client: createNotificationClient({
+          apiUrl: options.apiUrl,
+          authToken: options.authToken,
+          credentials: options.credentials,
+        }),
         perPage: options.perPage,
-        unreadFeed: /\/unread\.json(\?|$)/.test(options.apiUrl),
+        filter: options.filter,
         labels: options.labels,
       });
       if (options.unreadCount !== null && !store.loaded) store.unreadCount = options.unreadCount;
@@ -236,6 +266,19 @@ export function notificationBell(config?: BellOptionsInput): NotificationBellCom
       (tabbableElements(panel)[0] ?? panel).focus();
     },
 
+    /** Shows a tab's list; the tab list's focus follows the chosen tab. */
+    showTab(filter: BellFilter) {
+      void this.$store.notifications.setFilter(filter);
+    },
+
+    /** Left and Right move between the two tabs and show the one reached, as the ARIA tabs pattern has it. */
+    moveTab(event: KeyboardEvent) {
+      event.preventDefault();
+      const next: BellFilter = this.$store.notifications.filter === 'all' ? 'unread' : 'all';
+      this.showTab(next);
+      void this.$nextTick(() => document.getElementById(this.tabIds[next])?.focus());
+    },
+
     /** Arrow keys move between items (wrapping), Home and End jump to the first and last. */
     moveFocus(event: KeyboardEvent, step: 1 | -1 | 'first' | 'last') {
       const items = Array.from(this.$refs.panel?.querySelectorAll<HTMLElement>('[data-bell-focus]') ?? []);
@@ -287,7 +330,11 @@ export function notificationItem(item: BellNotification): NotificationItemCompon
     },
 
     get timeAgo(): string {
-      return formatRelativeTime(this.item.createdAt, new Date(this.$store.notifications.now), context.locale);
+      return formatRelativeTime(
+        this.item.createdAt,
+        new Date(this.$store.notifications.now),
+        context.options.locale,
+      );
     },
 
     get iconSvg(): string {

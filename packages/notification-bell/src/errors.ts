@@ -6,16 +6,29 @@ export type BellErrorCode =
   | 'bad_response'
   | 'live_failed';
 
+/** What the bell was doing when a request failed. */
+export type BellOperation = 'load' | 'markRead' | 'markAllRead' | 'delete';
+
 /** The bell's error: a closed `code`, a message fit to show the user, and the HTTP status when there was one. */
 export class BellError extends Error {
   override readonly name = 'BellError';
   readonly code: BellErrorCode;
   readonly status: number | undefined;
+  /** The request that failed, so the bell can say so in the page's language. */
+  readonly operation: BellOperation | undefined;
+  /** Why, in the server's words when it gave any. */
+  readonly detail: string | undefined;
 
-  constructor(code: BellErrorCode, message: string, options: { cause?: unknown; status?: number } = {}) {
+  constructor(
+    code: BellErrorCode,
+    message: string,
+    options: { cause?: unknown; status?: number; operation?: BellOperation; detail?: string } = {},
+  ) {
     super(message, { cause: options.cause });
     this.code = code;
     this.status = options.status;
+    this.operation = options.operation;
+    this.detail = options.detail;
   }
 }
 

@@ -1,9 +1,7 @@
-import './styles.css';
-
+export { type AuthToken, CSRF_HEADER, type RequestAuth } from './auth.js';
 export { makeNotification, type NotificationBuilder } from './builder.js';
 export {
   apiBase,
-  CSRF_HEADER,
   createNotificationClient,
   type NotificationClient,
   type NotificationClientOptions,
@@ -12,12 +10,10 @@ export {
   type WriteResult,
 } from './client.js';
 export { notificationBell, notificationItem, notificationList } from './components.js';
-export { BellError, type BellErrorCode, isBellError } from './errors.js';
+export { BellError, type BellErrorCode, type BellOperation, isBellError } from './errors.js';
 export { ICONS } from './icons.js';
 export type { LiveConnection, LiveHandlers } from './live/connection.js';
 export { shouldPoll } from './live/connection.js';
-export { connectHub, type HubTarget } from './live/hub.js';
-export { connectWsproto, type WsprotoTarget } from './live/wsproto.js';
 export {
   BELL_ICONS,
   type BellAction,
@@ -28,7 +24,7 @@ export {
 } from './notification.js';
 export {
   type BellBroadcasting,
-  type BellLabels,
+  type BellFilter,
   type BellOptions,
   type BellOptionsInput,
   DEFAULT_LABELS,
@@ -38,6 +34,7 @@ export {
 } from './options.js';
 export {
   type AlpineLike,
+  type HostAlpine,
   make,
   mountNotificationBells,
   notificationBellPlugin,
@@ -52,6 +49,14 @@ export {
   LIVE_EVENTS,
   type LiveState,
 } from './store.js';
+export {
+  BELL_STRINGS,
+  type BellLabels,
+  type BellStrings,
+  bellLabels,
+  type PluralText,
+  stringsFor,
+} from './strings.js';
 export {
   type BellTemplates,
   DEFAULT_TEMPLATES,

@@ -1,3 +1,11 @@
+import type { AuthToken } from './auth.js';
+import { type BellLabels, type BellStrings, bellLabels } from './strings.js';
+
+export type { BellLabels } from './strings.js';
+
+/** Which notifications the list shows: every one, or the unread ones (the "All" and "Unread" tabs). */
+export type BellFilter = 'all' | 'unread';
+
 /** How the bell hears about changes live: Herald's real-time server over WebSocket, or a Mercure-style hub over SSE. */
 export interface BellBroadcasting {
   readonly broadcaster: 'wsproto' | 'hub';
@@ -16,26 +24,6 @@ export interface BellBroadcasting {
   readonly channel?: string | undefined;
 }
 
-/** The words the bell shows; every one can be replaced for another language. */
-export interface BellLabels {
-  readonly title: string;
-  readonly bell: string;
-  readonly unread: (count: number) => string;
-  /** Said after an unread item's title to screen readers. */
-  readonly unreadMark: string;
-  readonly markAllRead: string;
-  readonly markRead: string;
-  readonly delete: string;
-  readonly loadMore: string;
-  readonly loading: string;
-  readonly empty: string;
-  readonly emptyHint: string;
-  readonly close: string;
-  readonly dismiss: string;
-  readonly received: (title: string) => string;
-  readonly offline: string;
-}
-
 /** The bell's options, as `renderNotificationBell` writes them into `data-options`, or as given in code. */
 export interface BellOptions {
   /** A dropdown under the bell, or a panel sliding in from the page's side. */
@@ -51,45 +39,62 @@ export interface BellOptions {
   readonly markReadOnClick: boolean;
   readonly userId: string | number | null;
   readonly userName: string | null;
-  /** The JSON API's list URL; the other routes are derived from it. */
+  /**
+   * The JSON API's list URL, relative to the page or absolute (a service on another origin); the other routes
+   * (`….json`, `…/unread.json`, writes) are derived from it.
+   */
   readonly apiUrl: string;
   readonly broadcasting: BellBroadcasting | false;
-  /** The language of times and numbers (default: the page's `lang`, then the browser's). */
-  readonly locale: string | undefined;
+  /**
+   * A user token the host's backend signed (e.g. a short-lived JWT), sent as `Authorization: Bearer <token>` on
+   * every request to the JSON API and to the broadcasting auth endpoint; with it, no CSRF token is needed. A
+   * function is asked before each request (so it can hand out a fresh token); in `data-options` it is a string.
+   */
+  readonly authToken: AuthToken | undefined;
+  /**
+   * Whether requests carry cookies: `same-origin` (default), `include` (a cookie session on a service on another
+   * origin, which must allow credentials in its CORS answer) or `omit`.
+   */
+  readonly credentials: RequestCredentials;
+  /** The tab shown first: `all` (default) or `unread`. */
+  readonly filter: BellFilter;
+  /** Show the "All" and "Unread" tabs (default `true`); without them the list keeps to `filter`. */
+  readonly tabs: boolean;
+  /** The language of words, times and numbers (default: the page's `lang`, then the browser's). */
+  readonly locale: string;
+  /** The words the bell shows: the shipped table for `locale` with `strings` and `labels` on top. */
   readonly labels: BellLabels;
 }
 
 /** Options as a page or an app gives them: every key optional, `labels` partial. */
-export type BellOptionsInput = Partial<Omit<BellOptions, 'labels' | 'theme'>> & {
+export type BellOptionsInput = Partial<Omit<BellOptions, 'labels' | 'theme' | 'locale'>> & {
   readonly theme?: 'light' | 'dark' | 'auto' | null | undefined;
+  readonly locale?: string | undefined;
+  /** Words as data (JSON-friendly), over the shipped table for `locale`. */
+  readonly strings?: Partial<BellStrings> | undefined;
+  /** Words as the templates use them (functions for the counted ones), over `strings`. */
   readonly labels?: Partial<BellLabels> | undefined;
 };
 
-/** The English words the bell uses unless `labels` says otherwise. */
-export const DEFAULT_LABELS: BellLabels = {
-  title: 'Notifications',
-  bell: 'Notifications',
-  unread: (count) => (count === 1 ? '1 unread' : `${count} unread`),
-  unreadMark: 'unread',
-  markAllRead: 'Mark all as read',
-  markRead: 'Mark as read',
-  delete: 'Delete',
-  loadMore: 'Load more',
-  loading: 'Loading notifications…',
-  empty: 'You are all caught up',
-  emptyHint: 'New notifications will show up here.',
-  close: 'Close',
-  dismiss: 'Dismiss',
-  received: (title) => `New notification: ${title}`,
-  offline: 'Live updates paused, checking periodically',
-};
+/** The English words the bell uses unless `locale`, `strings` or `labels` say otherwise. */
+export const DEFAULT_LABELS: BellLabels = bellLabels('en');
+
+const CREDENTIALS: readonly RequestCredentials[] = ['same-origin', 'include', 'omit'];
 
 function positiveInteger(value: unknown, fallback: number): number {
   return typeof value === 'number' && Number.isFinite(value) && value > 0 ? Math.floor(value) : fallback;
 }
 
-/** Fills every option the input leaves out with its default, and drops values of the wrong kind. */
-export function resolveBellOptions(input: BellOptionsInput = {}): BellOptions {
+/**
+ * Fills every option the input leaves out with its default, and drops values of the wrong kind. `pageLocale`
+ * is the language used when the input names none (the bell passes the page's).
+ */
+export function resolveBellOptions(input: BellOptionsInput = {}, pageLocale = 'en'): BellOptions {
+  const locale = typeof input.locale === 'string' && input.locale !== '' ? input.locale : pageLocale;
+  const authToken =
+    typeof input.authToken === 'string' || typeof input.authToken === 'function'
+      ? input.authToken
+      : undefined;
   const theme = input.theme === 'light' || input.theme === 'dark' ? input.theme : null;
   const broadcasting =
     input.broadcasting &&
@@ -109,8 +114,14 @@ export function resolveBellOptions(input: BellOptionsInput = {}): BellOptions {
     userName: input.userName ?? null,
     apiUrl: input.apiUrl ?? '/notification/notifications/unread.json',
     broadcasting,
-    locale: input.locale,
-    labels: { ...DEFAULT_LABELS, ...input.labels },
+    authToken: authToken === '' ? undefined : authToken,
+    credentials: CREDENTIALS.includes(input.credentials as RequestCredentials)
+      ? (input.credentials as RequestCredentials)
+      : 'same-origin',
+    filter: input.filter === 'unread' ? 'unread' : 'all',
+    tabs: input.tabs !== false,
+    locale,
+    labels: { ...bellLabels(locale, input.strings), ...input.labels },
   };
 }
 

@@ -1,5 +1,7 @@
 import { makeNotification, type NotificationBuilder } from './builder.js';
 import { notificationBell, notificationItem, notificationList } from './components.js';
+import { rememberHostOptions } from './internal/host-options.js';
+import type { BellOptionsInput } from './options.js';
 import { type BellStore, createBellStore } from './store.js';
 import { type BellTemplates, renderBellMarkup, resolveTemplates } from './templates.js';
 
@@ -8,6 +10,12 @@ export interface AlpineLike {
   store(name: string): unknown;
   store(name: string, value: unknown): void;
   data(name: string, callback: (...args: never[]) => object): void;
+}
+
+/** The page's Alpine as `@herald/notification-bell/alpine` types it: what the README's setup calls. */
+export interface HostAlpine extends AlpineLike {
+  plugin(callback: (alpine: never) => void): void;
+  start(): void;
 }
 
 let registered: AlpineLike | undefined;
@@ -42,12 +50,17 @@ export function make(): NotificationBuilder {
 
 /**
  * Fills every `[data-notification-bell]` element under `root` with the bell's markup (templates resolved from
- * code, the page's `<template data-bell-template>` elements, then the defaults). A started Alpine picks the
- * new markup up by itself; one not started yet does when it starts. Returns the elements it filled.
+ * code, the page's `<template data-bell-template>` elements, then the defaults). `options` go over each
+ * element's `data-options` (a token function, say, which JSON cannot carry). A started Alpine picks the new
+ * markup up by itself; one not started yet does when it starts. Returns the elements it filled.
+ *
+ * @example
+ * mountNotificationBells(document, {}, { apiUrl: 'https://notify.example.com/notification/notifications.json', authToken: () => myToken() });
  */
 export function mountNotificationBells(
   root: ParentNode = document,
   templates: Partial<BellTemplates> = {},
+  options?: BellOptionsInput,
 ): HTMLElement[] {
   const hosts = Array.from(
     root.querySelectorAll<HTMLElement>('[data-notification-bell]:not([data-bell-mounted])'),
@@ -55,6 +68,7 @@ export function mountNotificationBells(
   for (const host of hosts) {
     const markup = renderBellMarkup(resolveTemplates(host, templates));
     host.setAttribute('data-bell-mounted', '');
+    if (options) rememberHostOptions(host, options);
     for (const child of Array.from(host.children)) {
       if (child instanceof HTMLTemplateElement) child.remove();
     }

@@ -1,9 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import type { NotificationClient, NotificationPage } from './client.js';
+import { type NotificationClient, type NotificationPage, UNREACHABLE } from './client.js';
 import { BellError } from './errors.js';
 import { type BellNotification, normalizeNotification } from './notification.js';
 import { DEFAULT_LABELS } from './options.js';
 import { type BellStore, createBellStore, LIVE_EVENTS } from './store.js';
+import { bellLabels } from './strings.js';
 
 function record(id: string, minutesAgo: number, read = false) {
   const at = new Date(Date.UTC(2025, 0, 1, 12, 0) - minutesAgo * 60_000).toISOString();
@@ -60,7 +61,7 @@ function storeWith(records: ReturnType<typeof record>[], perPage = 2) {
   store.configure({
     client,
     perPage,
-    unreadFeed: true,
+    filter: 'unread',
     labels: DEFAULT_LABELS,
     emit: (name, detail) => events.push([name, detail]),
     highlightMs: 1,
@@ -160,7 +161,7 @@ describe('the notifications store', () => {
         },
       },
       perPage: 2,
-      unreadFeed: true,
+      filter: 'unread',
       labels: DEFAULT_LABELS,
       emit: () => {},
     });
@@ -184,5 +185,88 @@ describe('the notifications store', () => {
     await store.deleteNotification('local-1');
     expect(calls).toEqual(['list 1']);
     expect(store.items).toEqual([]);
+  });
+
+  it('counts a notification made in the page beside the server’s unread, across polls', async () => {
+    const records = [record('a', 5)];
+    const { store } = storeWith(records, 10);
+    await store.loadNotifications();
+    store.addNotification({
+      ...(normalizeNotification(record('x', 0)) as BellNotification),
+      id: 'local-1',
+      local: true,
+    });
+    expect(store.unreadCount).toBe(2);
+    await store.refresh(); // the server still counts one: its one, beside the page's own
+    expect(store.items.filter((item) => item.readAt === null)).toHaveLength(2);
+    expect(store.unreadCount).toBe(2);
+    records.unshift(record('b', 1));
+    await store.refresh();
+    expect(store.unreadCount).toBe(3);
+    await store.markAsRead('local-1');
+    await store.refresh();
+    expect(store.unreadCount).toBe(2);
+  });
+
+  it('counts the unread held plus the server’s unread beyond the page held', async () => {
+    const records = [record('a', 1), record('b', 2), record('c', 3), record('d', 4), record('e', 5)];
+    const { store } = storeWith(records, 2);
+    await store.loadNotifications();
+    expect(store.unreadCount).toBe(5); // two held, three beyond the page
+    store.applyLiveEvent(LIVE_EVENTS.created, record('n', 0));
+    expect(store.unreadCount).toBe(6);
+    store.applyLiveEvent(LIVE_EVENTS.markedRead, { notification_id: 'a' });
+    expect(store.unreadCount).toBe(5);
+    store.unreadCount = 0; // a stale count from the server can never hide the unread items held
+    expect(store.unreadCount).toBe(store.items.filter((item) => item.readAt === null).length);
+  });
+
+  it('switches between the All and Unread tabs, loading each from its own feed', async () => {
+    const lists: Array<string | undefined> = [];
+    const store = createBellStore();
+    store.configure({
+      client: {
+        ...fakeClient([]).client,
+        async list(_page, _limit, filter) {
+          lists.push(filter);
+          const all = [record('a', 1), record('r', 2, true)];
+          const shown = filter === 'unread' ? all.filter((r) => r.read_at === null) : all;
+          return { records: shown, hasNextPage: false, unreadCount: 1 };
+        },
+      },
+      perPage: 10,
+      labels: DEFAULT_LABELS,
+      emit: () => {},
+    });
+    await store.loadNotifications();
+    expect(store.items.map((item) => item.id)).toEqual(['a', 'r']);
+    await store.setFilter('unread');
+    expect(store.items.map((item) => item.id)).toEqual(['a']);
+    await store.setFilter('all');
+    expect(lists).toEqual(['all', 'unread', 'all']);
+    expect(store).toMatchObject({ filter: 'all', unreadCount: 1 });
+  });
+
+  it('says what failed in the bell’s language, with the server’s own words as the reason', async () => {
+    const store = createBellStore();
+    const failing = (detail: string) => async () => {
+      throw new BellError('request_failed', `Could not …: ${detail}.`, { operation: 'markAllRead', detail });
+    };
+    store.configure({
+      client: { ...fakeClient([]).client, markAllRead: failing('quota exceeded') },
+      perPage: 10,
+      labels: bellLabels('de'),
+      emit: () => {},
+    });
+    await store.markAllAsRead();
+    expect(store.error).toBe('Konnten nicht alle als gelesen markiert werden: quota exceeded.');
+    store.configure({
+      client: { ...fakeClient([]).client, markAllRead: failing(UNREACHABLE) },
+      perPage: 10,
+      labels: bellLabels('fr'),
+      emit: () => {},
+    });
+    await store.markAllAsRead();
+    expect(store.error).toBe('Impossible de tout marquer comme lu : le serveur est injoignable.');
   });
 });

@@ -1,7 +1,7 @@
-import type { NotificationClient } from './client.js';
+import { type NotificationClient, UNREACHABLE } from './client.js';
 import { isBellError } from './errors.js';
 import { type BellNotification, normalizeNotification } from './notification.js';
-import type { BellLabels } from './options.js';
+import type { BellFilter, BellLabels } from './options.js';
 import { DEFAULT_LABELS } from './options.js';
 
 /** The window events the bell dispatches, each with the `detail` it carries. */
@@ -28,8 +28,8 @@ export type LiveState = 'off' | 'connecting' | 'live' | 'down';
 export interface BellStoreDeps {
   readonly client: NotificationClient;
   readonly perPage: number;
-  /** Whether the list holds only unread notifications (the `unread.json` feed). */
-  readonly unreadFeed: boolean;
+  /** The tab to start on (default: the one the store is on, `all` at first). */
+  readonly filter?: BellFilter | undefined;
   readonly labels: BellLabels;
   /** Dispatches a window event (default: `window.dispatchEvent(new CustomEvent(name, { detail }))`). */
   readonly emit?: ((name: string, detail: unknown) => void) | undefined;
@@ -40,7 +40,15 @@ export interface BellStoreDeps {
 /** The Alpine store `notifications`: the list, the counts, and what can be done to them. */
 export interface BellStore {
   items: BellNotification[];
+  /**
+   * The unread count shown: every unread item held (the page's own included) plus the server's unread beyond
+   * the page held. Setting it says what the server counts (e.g. a count known when the page was rendered).
+   */
   unreadCount: number;
+  /** The server's own unread count, as it last said it (adjusted by the changes the bell has seen since). */
+  serverUnread: number;
+  /** The tab shown: every notification, or only the unread ones. */
+  filter: BellFilter;
   isLoading: boolean;
   hasMore: boolean;
   isOpen: boolean;
@@ -62,6 +70,8 @@ export interface BellStore {
   loadNotifications(page?: number, append?: boolean): Promise<void>;
   loadMore(): Promise<void>;
   refresh(): Promise<void>;
+  /** Shows the other tab: loads its first page (the page's own notifications stay). */
+  setFilter(filter: BellFilter): Promise<void>;
   applyLiveEvent(event: string, payload: unknown): void;
   toggle(): void;
   setOpen(open: boolean): void;
@@ -72,7 +82,12 @@ function defaultEmit(name: string, detail: unknown): void {
   globalThis.dispatchEvent?.(new CustomEvent(name, { detail }));
 }
 
-function messageOf(error: unknown): string {
+/** A failure in words fit for the user, in the bell's language when the request said what failed. */
+function messageOf(error: unknown, labels: BellLabels): string {
+  if (isBellError(error) && error.operation) {
+    const unreachable = error.detail === UNREACHABLE;
+    return labels.failed(error.operation, unreachable ? labels.unreachable : (error.detail ?? ''));
+  }
   if (isBellError(error)) return error.message;
   return error instanceof Error ? `Something went wrong: ${error.message}` : 'Something went wrong.';
 }
@@ -101,10 +116,28 @@ export function createBellStore(initial: { unreadCount?: number } = {}): BellSto
     return deps;
   };
   const emit = (name: string, detail: unknown) => (deps?.emit ?? defaultEmit)(name, detail);
+  // Each load of a whole list gets a number: an answer to an older one (the other tab, say) is dropped.
+  let loads = 0;
+  // The message of the last failed load, cleared by the next load that succeeds (not other failures).
+  let loadFailure: string | null = null;
 
   return {
     items: [],
-    unreadCount: initial.unreadCount ?? 0,
+    serverUnread: initial.unreadCount ?? 0,
+    filter: 'all',
+    get unreadCount(): number {
+      let held = 0;
+      let heldFromServer = 0;
+      for (const item of this.items) {
+        if (item.readAt !== null) continue;
+        held += 1;
+        if (!item.local) heldFromServer += 1;
+      }
+      return held + Math.max(0, this.serverUnread - heldFromServer);
+    },
+    set unreadCount(count: number) {
+      this.serverUnread = count;
+    },
     isLoading: false,
     hasMore: false,
     isOpen: false,
@@ -117,12 +150,14 @@ export function createBellStore(initial: { unreadCount?: number } = {}): BellSto
 
     configure(next) {
       deps = next;
+      if (next.filter) this.filter = next.filter;
     },
 
     addNotification(notification) {
       if (this.items.some((item) => item.id === notification.id)) return false;
       this.items.unshift({ ...notification, isNew: true });
-      if (notification.readAt === null) this.unreadCount += 1;
+      // One more unread on the server too (a local one is counted as held, never by the server).
+      if (notification.readAt === null && !notification.local) this.serverUnread += 1;
       this.announcement = (deps?.labels ?? DEFAULT_LABELS).received(notification.title);
       const id = notification.id;
       setTimeout(() => {
@@ -141,13 +176,13 @@ export function createBellStore(initial: { unreadCount?: number } = {}): BellSto
         try {
           unread = (await need().client.markRead(id)).unreadCount;
         } catch (error) {
-          this.error = messageOf(error);
+          this.error = messageOf(error, need().labels);
           return;
         }
       }
       if (item.readAt !== null) return; // a live event marked it meanwhile, and said so
       item.readAt = new Date().toISOString();
-      this.unreadCount = unread ?? Math.max(0, this.unreadCount - 1);
+      if (!item.local) this.serverUnread = unread ?? Math.max(0, this.serverUnread - 1);
       emit(BELL_EVENTS.markedRead, { notificationId: id });
     },
 
@@ -156,13 +191,13 @@ export function createBellStore(initial: { unreadCount?: number } = {}): BellSto
       try {
         unread = (await need().client.markAllRead()).unreadCount;
       } catch (error) {
-        this.error = messageOf(error);
+        this.error = messageOf(error, need().labels);
         return;
       }
       const readAt = new Date().toISOString();
       const unreadItems = this.items.filter((item) => item.readAt === null);
       for (const item of unreadItems) item.readAt = readAt;
-      this.unreadCount = unread ?? 0;
+      this.serverUnread = unread ?? 0;
       // Once: the server's own live event may have got here first, and said so already.
       if (unreadItems.length > 0 || this.items.length === 0) {
         emit(BELL_EVENTS.allMarkedRead, { unreadCount: this.unreadCount });
@@ -177,22 +212,27 @@ export function createBellStore(initial: { unreadCount?: number } = {}): BellSto
         try {
           unread = (await need().client.remove(id)).unreadCount;
         } catch (error) {
-          this.error = messageOf(error);
+          this.error = messageOf(error, need().labels);
           return;
         }
       }
       const index = this.items.findIndex((candidate) => candidate.id === id);
       if (index === -1) return; // a live event removed it meanwhile, and said so
       this.items.splice(index, 1);
-      this.unreadCount = unread ?? Math.max(0, this.unreadCount - (item.readAt === null ? 1 : 0));
+      if (!item.local) {
+        this.serverUnread = unread ?? Math.max(0, this.serverUnread - (item.readAt === null ? 1 : 0));
+      }
       emit(BELL_EVENTS.deleted, { notificationId: id });
     },
 
     async loadNotifications(page = 1, append = false) {
       const { client, perPage } = need();
+      const filter = this.filter;
+      const load = ++loads;
       this.isLoading = true;
       try {
-        const result = await client.list(page, perPage);
+        const result = await client.list(page, perPage, filter);
+        if (load !== loads) return; // another load (the other tab, say) was started meanwhile: it stands
         const fresh = result.records.flatMap((record) => {
           const notification = normalizeNotification(record);
           return notification ? [notification] : [];
@@ -202,18 +242,21 @@ export function createBellStore(initial: { unreadCount?: number } = {}): BellSto
             if (!this.items.some((item) => item.id === notification.id)) this.items.push(notification);
           }
         } else {
-          const local = this.items.filter((item) => item.local);
+          const local = this.items.filter((item) => item.local && (filter === 'all' || item.readAt === null));
           this.items = [...local, ...fresh];
         }
         this.hasMore = result.hasNextPage;
         this.currentPage = page;
-        if (result.unreadCount !== undefined) this.unreadCount = result.unreadCount;
+        if (result.unreadCount !== undefined) this.serverUnread = result.unreadCount;
         this.loaded = true;
         this.error = null;
       } catch (error) {
-        this.error = messageOf(error);
+        if (load === loads) {
+          this.error = messageOf(error, need().labels);
+          loadFailure = this.error;
+        }
       } finally {
-        this.isLoading = false;
+        if (load === loads) this.isLoading = false;
       }
     },
 
@@ -221,7 +264,8 @@ export function createBellStore(initial: { unreadCount?: number } = {}): BellSto
       if (this.isLoading || !this.hasMore) return;
       // The list held is a prefix of the server's (new ones arrive at its head, deleted or read-and-gone ones
       // leave it), so the page that follows it is the one its length ends in: overlap is skipped by id.
-      const { perPage, unreadFeed } = need();
+      const { perPage } = need();
+      const unreadFeed = this.filter === 'unread';
       const held = this.items.filter((item) => !item.local && (!unreadFeed || item.readAt === null)).length;
       await this.loadNotifications(Math.floor(held / perPage) + 1, true);
     },
@@ -232,8 +276,10 @@ export function createBellStore(initial: { unreadCount?: number } = {}): BellSto
         return;
       }
       const { client, perPage } = need();
+      const filter = this.filter;
       try {
-        const result = await client.list(1, perPage);
+        const result = await client.list(1, perPage, filter);
+        if (filter !== this.filter) return;
         const fresh = result.records.flatMap((record) => {
           const notification = normalizeNotification(record);
           return notification ? [notification] : [];
@@ -249,10 +295,12 @@ export function createBellStore(initial: { unreadCount?: number } = {}): BellSto
             this.addNotification(notification);
           }
         }
-        if (result.unreadCount !== undefined) this.unreadCount = result.unreadCount;
-        if (this.error?.startsWith('Could not load')) this.error = null;
+        // After the additions, which counted themselves: the server's own count is the truth.
+        if (result.unreadCount !== undefined) this.serverUnread = result.unreadCount;
+        if (this.error === loadFailure) this.error = null;
       } catch (error) {
-        this.error = messageOf(error);
+        this.error = messageOf(error, need().labels);
+        loadFailure = this.error;
       }
     },
 
@@ -264,6 +312,7 @@ export function createBellStore(initial: { unreadCount?: number } = {}): BellSto
           const item = this.items.find((candidate) => candidate.id === id);
           if (item && item.readAt === null) {
             item.readAt = new Date().toISOString();
+            if (count === undefined) this.serverUnread = Math.max(0, this.serverUnread - 1);
             emit(BELL_EVENTS.markedRead, { notificationId: item.id });
           }
           break;
@@ -272,6 +321,7 @@ export function createBellStore(initial: { unreadCount?: number } = {}): BellSto
           const readAt = new Date().toISOString();
           const unread = this.items.filter((item) => item.readAt === null);
           for (const item of unread) item.readAt = readAt;
+          if (count === undefined) this.serverUnread = 0;
           if (unread.length > 0) emit(BELL_EVENTS.allMarkedRead, { unreadCount: count ?? 0 });
           break;
         }
@@ -279,7 +329,10 @@ export function createBellStore(initial: { unreadCount?: number } = {}): BellSto
           const id = idOf(payload);
           const index = this.items.findIndex((candidate) => candidate.id === id);
           if (index !== -1) {
-            this.items.splice(index, 1);
+            const [gone] = this.items.splice(index, 1);
+            if (count === undefined && gone?.readAt === null) {
+              this.serverUnread = Math.max(0, this.serverUnread - 1);
+            }
             emit(BELL_EVENTS.deleted, { notificationId: id });
           }
           break;
@@ -287,6 +340,7 @@ export function createBellStore(initial: { unreadCount?: number } = {}): BellSto
         case LIVE_EVENTS.deletedAll:
           this.items = this.items.filter((item) => item.local);
           this.hasMore = false;
+          if (count === undefined) this.serverUnread = 0;
           break;
         default: {
           // Any other event is a new notification (an app may name it with broadcastAs()).
@@ -295,7 +349,17 @@ export function createBellStore(initial: { unreadCount?: number } = {}): BellSto
           return;
         }
       }
-      if (count !== undefined) this.unreadCount = count;
+      if (count !== undefined) this.serverUnread = count;
+    },
+
+    async setFilter(filter) {
+      if (filter === this.filter) return;
+      this.filter = filter;
+      this.hasMore = false;
+      this.currentPage = 0;
+      // Loaded again below: until it answers, the old tab's items would show under the new tab's name.
+      this.items = this.items.filter((item) => item.local && (filter === 'all' || item.readAt === null));
+      await this.loadNotifications(1, false);
     },
 
     toggle() {

@@ -113,17 +113,30 @@ export function renderBellMarkup(parts: BellTemplates): string {
       <span class="herald-bell__count" x-show="$store.notifications.unreadCount > 0"
         x-text="labels.unread($store.notifications.unreadCount)"></span>
       <span class="herald-bell__spacer"></span>
-      <button type="button" class="herald-bell__mark-all" x-show="$store.notifications.unreadCount > 0"
-        @click="$store.notifications.markAllAsRead()">${TOOL_ICONS.readAll}<span x-text="labels.markAllRead"></span></button>
       <button type="button" class="herald-bell__close" @click="close(true)" :aria-label="labels.close"
         :title="labels.close">${TOOL_ICONS.close}</button>
+    </div>
+    <div class="herald-bell__toolbar" x-show="tabs || $store.notifications.unreadCount > 0">
+      <div class="herald-bell__tabs" role="tablist" :aria-label="labels.filter" x-show="tabs"
+        @keydown.left="moveTab($event)" @keydown.right="moveTab($event)">
+        <template x-for="tab in ['all', 'unread']" :key="tab">
+          <button type="button" role="tab" class="herald-bell__tab" :id="tabIds[tab]"
+            :aria-selected="String($store.notifications.filter === tab)" :aria-controls="panelId + '-list'"
+            :tabindex="$store.notifications.filter === tab ? 0 : -1" @click="showTab(tab)"
+            x-text="tab === 'all' ? labels.tabAll : labels.tabUnread"></button>
+        </template>
+      </div>
+      <span class="herald-bell__spacer"></span>
+      <button type="button" class="herald-bell__mark-all" x-show="$store.notifications.unreadCount > 0"
+        @click="$store.notifications.markAllAsRead()">${TOOL_ICONS.readAll}<span x-text="labels.markAllRead"></span></button>
     </div>
     <div class="herald-bell__error" role="alert" x-show="$store.notifications.error">
       <span x-text="$store.notifications.error"></span>
       <button type="button" class="herald-bell__dismiss" @click="$store.notifications.dismissError()" x-text="labels.dismiss"></button>
     </div>
     <div class="herald-bell__status" x-show="$store.notifications.connection === 'down'" x-text="labels.offline"></div>
-    <div class="herald-bell__body">
+    <div class="herald-bell__body" :id="panelId + '-list'" :role="tabs ? 'tabpanel' : null"
+      :aria-labelledby="tabs ? tabIds[$store.notifications.filter] : null">
       <template x-if="$store.notifications.isLoading && $store.notifications.items.length === 0">
         <div class="herald-bell__slot">${parts.loading}</div>
       </template>

@@ -1,3 +1,4 @@
+import { postAuthorisation } from './authorise.js';
 import type { LiveConnection, LiveHandlers } from './connection.js';
 
 /** Where the hub is and how to get a subscriber token for the user's channel. */
@@ -7,7 +8,13 @@ export interface HubTarget {
   /** Answers `POST {channel_names: [...]}` with `{topics: [...], token}`. */
   readonly authEndpoint: string;
   readonly channel: string;
-  readonly csrfToken?: string | undefined;
+  /**
+   * The headers that authenticate the authorisation request: `Authorization: Bearer <token>` for a host-signed
+   * user token, or the page's CSRF token for a cookie session (the bell passes its own; none by default).
+   */
+  readonly authHeaders?: (() => Promise<Record<string, string>>) | undefined;
+  /** Whether the authorisation request carries cookies (default `same-origin`). */
+  readonly credentials?: RequestCredentials | undefined;
   readonly fetch?: typeof fetch | undefined;
   /** Waits between attempts after a refusal, doubling up to 60 s (default 2000 ms first). */
   readonly retryMs?: number | undefined;
@@ -19,19 +26,11 @@ interface HubGrant {
 }
 
 async function authorise(target: HubTarget): Promise<HubGrant> {
-  const doFetch = target.fetch ?? globalThis.fetch;
-  const response = await doFetch(target.authEndpoint, {
-    method: 'POST',
-    credentials: 'same-origin',
-    headers: {
-      'content-type': 'application/json',
-      accept: 'application/json',
-      ...(target.csrfToken ? { 'X-CSRF-Token': target.csrfToken } : {}),
-    },
-    body: JSON.stringify({ channel_names: [target.channel] }),
-  });
-  if (!response.ok) throw new Error(`the hub authorisation answered HTTP ${response.status}`);
-  const body = (await response.json()) as Partial<HubGrant>;
+  const body = (await postAuthorisation(
+    target,
+    JSON.stringify({ channel_names: [target.channel] }),
+    'hub authorisation',
+  )) as Partial<HubGrant>;
   if (!Array.isArray(body.topics) || typeof body.token !== 'string') {
     throw new Error('the hub authorisation did not answer {topics, token}');
   }

@@ -1,4 +1,5 @@
 import Pusher from 'pusher-js';
+import { postAuthorisation } from './authorise.js';
 import type { LiveConnection, LiveHandlers } from './connection.js';
 
 /** Where to reach Herald's real-time server and how to authorise the private channel. */
@@ -10,12 +11,45 @@ export interface WsprotoTarget {
   readonly forceTLS?: boolean | undefined;
   readonly authEndpoint: string;
   readonly channel: string;
-  readonly csrfToken?: string | undefined;
+  /**
+   * The headers that authenticate the authorisation request: `Authorization: Bearer <token>` for a host-signed
+   * user token, or the page's CSRF token for a cookie session (the bell passes its own; none by default).
+   */
+  readonly authHeaders?: (() => Promise<Record<string, string>>) | undefined;
+  /** Whether the authorisation request carries cookies (default `same-origin`). */
+  readonly credentials?: RequestCredentials | undefined;
+  readonly fetch?: typeof fetch | undefined;
+}
+
+/** The answer pusher-js expects from a channel authorisation. */
+interface ChannelGrant {
+  auth: string;
+  channel_data?: string;
+  shared_secret?: string;
+}
+
+/**
+ * Asks `authEndpoint` for the channel's signature the way pusher-js would (a form post of `socket_id` and
+ * `channel_name`), with the bell's own headers: a token from a function, which pusher-js's own request cannot
+ * wait for, and the chosen cookie mode.
+ */
+async function authoriseChannel(
+  target: WsprotoTarget,
+  socketId: string,
+  channel: string,
+): Promise<ChannelGrant> {
+  const grant = (await postAuthorisation(
+    target,
+    new URLSearchParams({ socket_id: socketId, channel_name: channel }),
+    'channel authorisation',
+  )) as Partial<ChannelGrant>;
+  if (typeof grant.auth !== 'string') throw new Error('the channel authorisation did not answer {auth}');
+  return grant as ChannelGrant;
 }
 
 /**
  * Subscribes to the user's private channel on Herald's real-time server (Pusher protocol 7) through pusher-js,
- * authorised at `authEndpoint` with the page's session cookie and CSRF token.
+ * authorised at `authEndpoint` with a host-signed user token, or the page's session cookie and CSRF token.
  */
 export function connectWsproto(target: WsprotoTarget, handlers: LiveHandlers): LiveConnection {
   const secure = target.forceTLS ?? globalThis.location?.protocol === 'https:';
@@ -27,9 +61,12 @@ export function connectWsproto(target: WsprotoTarget, handlers: LiveHandlers): L
     enabledTransports: ['ws', 'wss'],
     disableStats: true,
     channelAuthorization: {
-      endpoint: target.authEndpoint,
-      transport: 'ajax',
-      headers: target.csrfToken ? { 'X-CSRF-Token': target.csrfToken } : {},
+      customHandler: ({ socketId, channelName }, callback) => {
+        authoriseChannel(target, socketId, channelName).then(
+          (grant) => callback(null, grant),
+          (error: unknown) => callback(error instanceof Error ? error : new Error(String(error)), null),
+        );
+      },
     },
   });
   let subscribed = false;
@@ -46,12 +83,11 @@ export function connectWsproto(target: WsprotoTarget, handlers: LiveHandlers): L
     subscribed = true;
     report();
   });
-  channel.bind('pusher:subscription_error', (error: { status?: number }) => {
+  channel.bind('pusher:subscription_error', (error: { status?: number; error?: string }) => {
     subscribed = false;
     report();
-    handlers.onError(
-      `Live updates are off: the channel was not authorised${error?.status ? ` (HTTP ${error.status})` : ''}.`,
-    );
+    const why = error?.status ? `HTTP ${error.status}` : error?.error;
+    handlers.onError(`Live updates are off: the channel was not authorised${why ? ` (${why})` : ''}.`);
   });
   channel.bind_global((event: string, payload: unknown) => {
     if (event.startsWith('pusher:') || event.startsWith('pusher_internal:')) return;

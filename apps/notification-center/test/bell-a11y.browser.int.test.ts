@@ -1,0 +1,190 @@
+import { createRequire } from 'node:module';
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { launchChromium, type RunningCenter, seed, signIn, startCenter } from './browser.js';
+
+// The bell as people see it: an axe-core audit (the npm package, injected into the page) over the closed bell,
+// the open dropdown and the open panel, light and dark; and phone widths, where everything must stay on screen.
+
+const AXE = createRequire(import.meta.url).resolve('axe-core/axe.min.js');
+
+interface AxeViolation {
+  id: string;
+  impact: string | null;
+  help: string;
+  nodes: Array<{ target: string[]; failureSummary?: string }>;
+}
+
+/** Waits for the opening fade and slide to end (not the spinner, which never does): what stays on screen. */
+async function settled(page: Page): Promise<void> {
+  await page.evaluate(() =>
+    Promise.all(
+      document
+        .getAnimations()
+        .filter((animation) => animation.effect?.getComputedTiming().iterations !== Number.POSITIVE_INFINITY)
+        .map((animation) => animation.finished),
+    ),
+  );
+}
+
+/** Runs axe over the whole page and returns the serious and critical violations, in words a person can read. */
+async function seriousViolations(page: Page): Promise<string[]> {
+  await settled(page);
+  if (!(await page.evaluate(() => 'axe' in window))) await page.addScriptTag({ path: AXE });
+  const violations = await page.evaluate(async () => {
+    const axe = (window as unknown as { axe: { run(context: Document, options: object): Promise<unknown> } })
+      .axe;
+    const results = (await axe.run(document, { resultTypes: ['violations'] })) as {
+      violations: AxeViolation[];
+    };
+    return results.violations;
+  });
+  return violations
+    .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+    .flatMap((v) =>
+      v.nodes.map(
+        (node) => `${v.id} (${v.impact}) ${node.target.join(' ')}: ${node.failureSummary ?? v.help}`,
+      ),
+    );
+}
+
+const bell = (page: Page) => page.locator('.herald-bell__button');
+
+/** The element's box, and whether it lies wholly inside the viewport. */
+async function boxOf(page: Page, selector: string) {
+  await settled(page);
+  const box = await page.locator(selector).boundingBox();
+  const viewport = page.viewportSize();
+  if (!box || !viewport) throw new Error(`${selector} is not on the page`);
+  return {
+    ...box,
+    inside:
+      box.x >= 0 &&
+      box.y >= 0 &&
+      box.x + box.width <= viewport.width + 0.5 &&
+      box.y + box.height <= viewport.height + 0.5,
+    viewport,
+  };
+}
+
+/** Whether a box lies wholly inside another. */
+function within(inner: Box, outer: Box): boolean {
+  return (
+    inner.x >= outer.x - 0.5 &&
+    inner.y >= outer.y - 0.5 &&
+    inner.x + inner.width <= outer.x + outer.width + 0.5 &&
+    inner.y + inner.height <= outer.y + outer.height + 0.5
+  );
+}
+
+interface Box {
+  x: number;
+  y: number;
+  width: number;
+  height: number;
+}
+
+/** The header rows whose content is wider than they are. */
+function overflowing(page: Page): Promise<string[]> {
+  return page.evaluate(() =>
+    Array.from(document.querySelectorAll<HTMLElement>('.herald-bell__header, .herald-bell__toolbar'))
+      .filter((row) => row.scrollWidth > row.clientWidth + 1)
+      .map((row) => row.className),
+  );
+}
+
+describe('the bell’s accessibility and phone layout', () => {
+  let browser: Browser;
+  let running: RunningCenter;
+
+  beforeAll(async () => {
+    [browser, running] = await Promise.all([launchChromium(), startCenter({})]);
+    const ids = await seed(running.center.store, 'alice', [
+      {
+        title: 'Deploy failed',
+        message: 'The rollout of api v2 stopped at 40%.',
+        icon: 'alert',
+        type: 'danger',
+        actions: [
+          { name: 'rollback', label: 'Roll back', event: 'rollback', color: 'danger' },
+          { name: 'logs', label: 'Open logs', url: '/logs', color: 'info' },
+          { name: 'ok', label: 'Approve', event: 'approve', color: 'success' },
+          { name: 'wait', label: 'Snooze', event: 'snooze', color: 'warning' },
+          { name: 'later', label: 'Later', event: 'later' },
+        ],
+        minutesAgo: 1,
+      },
+      { title: 'Carol mentioned you', message: 'Can you review the plan?', icon: 'message', minutesAgo: 30 },
+      { title: 'Weekly report ready', message: '12 deploys, 0 incidents.', icon: 'post', minutesAgo: 3000 },
+    ]);
+    // One read, so both the read and the unread looks are audited (in the "All" tab).
+    await running.center.store.markRead({ type: 'User', id: 'alice' }, ids[2] as string);
+  });
+
+  afterAll(async () => {
+    await browser?.close();
+    await running?.stop();
+  });
+
+  for (const theme of ['light', 'dark'] as const) {
+    it(`has no serious or critical axe violation in the ${theme} theme, closed, as a dropdown and as a panel`, async () => {
+      const { context, page, errors } = await signIn(browser, running.base, 'alice', { colorScheme: theme });
+      // Every console error counts here, a failed favicon request included.
+      const consoleErrors: string[] = [];
+      page.on('console', (message) => {
+        if (message.type() === 'error') consoleErrors.push(message.text());
+      });
+      page.on('request', (request) => {
+        if (new URL(request.url()).pathname === '/favicon.ico') consoleErrors.push('asked for /favicon.ico');
+      });
+      await page.goto(`${running.base}/?theme=${theme}`);
+      expect(await page.locator('link[rel=icon]').count()).toBe(1);
+      await expect.poll(() => page.locator('.herald-bell__badge').textContent()).toBe('2');
+      expect(await page.locator('.herald-bell').getAttribute('data-theme')).toBe(theme);
+      expect(await seriousViolations(page)).toEqual([]);
+
+      await bell(page).click();
+      await page.locator('.herald-bell__item').nth(2).waitFor();
+      expect(await seriousViolations(page)).toEqual([]);
+
+      await page.goto(`${running.base}/?theme=${theme}&mode=panel`);
+      await bell(page).click();
+      await page.locator('.herald-bell__item').nth(2).waitFor();
+      expect(await seriousViolations(page)).toEqual([]);
+      expect(errors).toEqual([]);
+      expect(consoleErrors).toEqual([]);
+      await context.close();
+    });
+  }
+
+  for (const width of [320, 375, 414]) {
+    it(`keeps the dropdown and the panel on a ${width} px wide phone, close button included`, async () => {
+      const { context, page, errors } = await signIn(browser, running.base, 'alice', {
+        viewport: { width, height: 700 },
+      });
+      await bell(page).click();
+      await page.locator('.herald-bell__item').first().waitFor();
+      const dropdown = await boxOf(page, '.herald-bell__popover');
+      expect(dropdown.inside).toBe(true);
+      expect(within(await boxOf(page, '.herald-bell__close'), dropdown)).toBe(true);
+      expect(within(await boxOf(page, '.herald-bell__mark-all'), dropdown)).toBe(true);
+      // The header and the toolbar wrap rather than run out of the dropdown.
+      expect(await overflowing(page)).toEqual([]);
+      // Nothing in it is wider than the screen: the page does not scroll sideways.
+      expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(width);
+
+      await page.goto(`${running.base}/?mode=panel`);
+      await bell(page).click();
+      await page.locator('.herald-bell__item').first().waitFor();
+      const panel = await boxOf(page, '.herald-bell__popover');
+      expect(panel.inside).toBe(true);
+      expect(Math.round(panel.width)).toBe(width);
+      expect(within(await boxOf(page, '.herald-bell__close'), panel)).toBe(true);
+      expect(await overflowing(page)).toEqual([]);
+      await page.locator('.herald-bell__close').click();
+      await page.locator('[role=dialog]').waitFor({ state: 'hidden' });
+      expect(errors).toEqual([]);
+      await context.close();
+    });
+  }
+});

@@ -1,0 +1,184 @@
+import type { BellOperation } from './errors.js';
+
+/**
+ * A text that depends on a count: one string for every count, or one per plural category of the language
+ * (`Intl.PluralRules`), `other` required. `{count}` is replaced by the count, formatted for the language.
+ */
+export type PluralText =
+  | string
+  | ({ readonly [rule in Intl.LDMLPluralRule]?: string } & { readonly other: string });
+
+/**
+ * The words the bell shows, as plain data (so a page can give them in `data-options` JSON). `{count}` and
+ * `{title}` are filled in where the text takes them.
+ */
+export interface BellStrings {
+  readonly title: string;
+  /** The bell button's accessible name. */
+  readonly bell: string;
+  /** The unread count beside the title and in the button's name: `{count}`. */
+  readonly unread: PluralText;
+  /** Said after an unread item's title to screen readers. */
+  readonly unreadMark: string;
+  readonly markAllRead: string;
+  readonly markRead: string;
+  readonly delete: string;
+  readonly loadMore: string;
+  readonly loading: string;
+  readonly empty: string;
+  readonly emptyHint: string;
+  readonly close: string;
+  readonly dismiss: string;
+  /** Announced in the polite live region when a notification arrives: `{title}`. */
+  readonly received: string;
+  readonly offline: string;
+  /** The name of the tab list. */
+  readonly filter: string;
+  /** The tab that lists every notification. */
+  readonly tabAll: string;
+  /** The tab that lists the unread ones. */
+  readonly tabUnread: string;
+  /** A failed request, with `{detail}`: the server's words, or `unreachable`. */
+  readonly failedLoad: string;
+  readonly failedMarkRead: string;
+  readonly failedMarkAllRead: string;
+  readonly failedDelete: string;
+  /** Why a request failed when it got no answer at all. */
+  readonly unreachable: string;
+}
+
+/** The languages shipped with the bell. Add another by giving `strings` (every key) with your `locale`. */
+export const BELL_STRINGS = {
+  en: {
+    title: 'Notifications',
+    bell: 'Notifications',
+    unread: '{count} unread',
+    unreadMark: 'unread',
+    markAllRead: 'Mark all as read',
+    markRead: 'Mark as read',
+    delete: 'Delete',
+    loadMore: 'Load more',
+    loading: 'Loading notifications…',
+    empty: 'You are all caught up',
+    emptyHint: 'New notifications will show up here.',
+    close: 'Close',
+    dismiss: 'Dismiss',
+    received: 'New notification: {title}',
+    offline: 'Live updates paused, checking periodically',
+    filter: 'Show',
+    tabAll: 'All',
+    tabUnread: 'Unread',
+    failedLoad: 'Could not load notifications: {detail}.',
+    failedMarkRead: 'Could not mark it as read: {detail}.',
+    failedMarkAllRead: 'Could not mark all as read: {detail}.',
+    failedDelete: 'Could not delete it: {detail}.',
+    unreachable: 'the server could not be reached',
+  },
+  de: {
+    title: 'Benachrichtigungen',
+    bell: 'Benachrichtigungen',
+    unread: '{count} ungelesen',
+    unreadMark: 'ungelesen',
+    markAllRead: 'Alle als gelesen markieren',
+    markRead: 'Als gelesen markieren',
+    delete: 'Löschen',
+    loadMore: 'Mehr laden',
+    loading: 'Benachrichtigungen werden geladen…',
+    empty: 'Alles erledigt',
+    emptyHint: 'Neue Benachrichtigungen erscheinen hier.',
+    close: 'Schließen',
+    dismiss: 'Ausblenden',
+    received: 'Neue Benachrichtigung: {title}',
+    offline: 'Live-Updates pausiert, es wird regelmäßig nachgesehen',
+    filter: 'Anzeigen',
+    tabAll: 'Alle',
+    tabUnread: 'Ungelesen',
+    failedLoad: 'Benachrichtigungen konnten nicht geladen werden: {detail}.',
+    failedMarkRead: 'Konnte nicht als gelesen markiert werden: {detail}.',
+    failedMarkAllRead: 'Konnten nicht alle als gelesen markiert werden: {detail}.',
+    failedDelete: 'Konnte nicht gelöscht werden: {detail}.',
+    unreachable: 'der Server ist nicht erreichbar',
+  },
+  fr: {
+    title: 'Notifications',
+    bell: 'Notifications',
+    unread: { one: '{count} non lue', other: '{count} non lues' },
+    unreadMark: 'non lue',
+    markAllRead: 'Tout marquer comme lu',
+    markRead: 'Marquer comme lue',
+    delete: 'Supprimer',
+    loadMore: 'Afficher plus',
+    loading: 'Chargement des notifications…',
+    empty: 'Vous êtes à jour',
+    emptyHint: 'Les nouvelles notifications apparaîtront ici.',
+    close: 'Fermer',
+    dismiss: 'Masquer',
+    received: 'Nouvelle notification : {title}',
+    offline: 'Mises à jour en direct en pause, vérification périodique',
+    filter: 'Afficher',
+    tabAll: 'Toutes',
+    tabUnread: 'Non lues',
+    failedLoad: 'Impossible de charger les notifications : {detail}.',
+    failedMarkRead: 'Impossible de la marquer comme lue : {detail}.',
+    failedMarkAllRead: 'Impossible de tout marquer comme lu : {detail}.',
+    failedDelete: 'Impossible de la supprimer : {detail}.',
+    unreachable: 'le serveur est injoignable',
+  },
+} as const satisfies Record<string, BellStrings>;
+
+/** The words as the bell's templates use them: the counted and titled ones as functions. */
+export interface BellLabels extends Omit<BellStrings, 'unread' | 'received'> {
+  readonly unread: (count: number) => string;
+  readonly received: (title: string) => string;
+  /** A failed request's message, from `failedLoad` … `failedDelete` and the reason. */
+  readonly failed: (operation: BellOperation, detail: string) => string;
+}
+
+const FAILED: Record<BellOperation, keyof BellStrings & `failed${string}`> = {
+  load: 'failedLoad',
+  markRead: 'failedMarkRead',
+  markAllRead: 'failedMarkAllRead',
+  delete: 'failedDelete',
+};
+
+/** The shipped table for a language tag: `de-AT` → `de`; English for any language not shipped. */
+export function stringsFor(locale: string): BellStrings {
+  const tables: Record<string, BellStrings> = BELL_STRINGS;
+  const exact = tables[locale.toLowerCase()];
+  if (exact) return exact;
+  return tables[locale.toLowerCase().split(/[-_]/)[0] ?? ''] ?? BELL_STRINGS.en;
+}
+
+function pluralText(text: PluralText, count: number, locale: string): string {
+  if (typeof text === 'string') return text;
+  return text[new Intl.PluralRules(locale).select(count)] ?? text.other;
+}
+
+function fill(text: string, params: Record<string, string>): string {
+  return text.replace(/\{(\w+)\}/g, (whole, name: string) => params[name] ?? whole);
+}
+
+/**
+ * Builds the bell's labels for a language: the shipped table for `locale` (English if not shipped), with
+ * `overrides` on top. Counts are formatted with `Intl.NumberFormat` and pluralised with `Intl.PluralRules`.
+ *
+ * @example
+ * bellLabels('fr').unread(2); // '2 non lues'
+ */
+export function bellLabels(locale: string, overrides: Partial<BellStrings> = {}): BellLabels {
+  const strings: BellStrings = { ...stringsFor(locale), ...overrides };
+  let numbers: Intl.NumberFormat;
+  try {
+    numbers = new Intl.NumberFormat(locale);
+  } catch {
+    // A malformed language tag from the page: numbers as the browser formats them by default.
+    numbers = new Intl.NumberFormat();
+  }
+  const safeLocale = numbers.resolvedOptions().locale;
+  return {
+    ...strings,
+    unread: (count) => fill(pluralText(strings.unread, count, safeLocale), { count: numbers.format(count) }),
+    received: (title) => fill(strings.received, { title }),
+    failed: (operation, detail) => fill(strings[FAILED[operation]], { detail }),
+  };
+}
