@@ -127,7 +127,11 @@ describe('the notification bell in a real browser', () => {
 
     // A write refused by the server is shown, not swallowed.
     await seed(live.center.store, 'bob', [{ title: 'Late', message: 'x', minutesAgo: 0 }]);
+    // The live channel is authorised (with the good token) before the token goes stale, so the only refusal
+    // shown is the write's, however slowly the machine runs.
+    const authorised = page.waitForResponse((response) => response.url().includes('/broadcasting/auth'));
     await page.reload();
+    await authorised;
     await page.evaluate(() =>
       document.querySelector('meta[name=csrfToken]')?.setAttribute('content', 'stale'),
     );
