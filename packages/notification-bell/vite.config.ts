@@ -1,8 +1,8 @@
 import { defineConfig } from 'vite';
 
 // Two builds into one dist/: the default mode writes the ES module (alpinejs and pusher-js left to the
-// consumer's bundler) and the CSS; `--mode standalone` writes the one-file script for a plain <script> tag,
-// with everything bundled in.
+// consumer's bundler) and the CSS, from entries/module.ts; `--mode standalone` writes the one-file script for a
+// plain <script> tag, with everything bundled in.
 export default defineConfig(({ mode }) => {
   const standalone = mode === 'standalone';
   return {
@@ -21,7 +21,7 @@ export default defineConfig(({ mode }) => {
             cssFileName: 'notification-bell',
           }
         : {
-            entry: 'src/index.ts',
+            entry: 'entries/module.ts',
             formats: ['es'],
             fileName: () => 'index.js',
             cssFileName: 'notification-bell',

@@ -1,5 +1,3 @@
-import './styles.css';
-
 export { makeNotification, type NotificationBuilder } from './builder.js';
 export {
   apiBase,
