@@ -79,8 +79,8 @@ beforeAll(async () => {
 afterAll(() => rmSync(copy, { recursive: true, force: true }));
 
 describe('changeset version (release dry run on a copy of the repository)', () => {
-  it('has pending changesets, each naming workspace packages', () => {
-    expect(changesets.length).toBeGreaterThan(0);
+  // Right after a release there are none; then the run must change no version (checked by the tests below).
+  it('has changesets that name only workspace packages', () => {
     for (const changeset of changesets) {
       for (const name of changeset.bumps.keys())
         expect(before.has(name), `${changeset.file} names ${name}`).toBe(true);
