@@ -1,11 +1,12 @@
 import { defineProject } from 'vitest/config';
 
-// Part of `pnpm test`: the release dry run (seconds). The packed-tarball checks are in vitest.tarballs.config.ts.
+// Part of `pnpm test`: the release dry run (seconds) and the import scan's unit test. The packed-tarball
+// checks run apart (vitest.tarballs.config.ts: `pnpm test:packages`, `.ci/packages`).
 export default defineProject({
   test: {
-    name: 'release-dry-run',
+    name: 'packages-release',
     root: import.meta.dirname,
-    include: ['release.test.ts'],
+    include: ['release.test.ts', 'scan.test.ts'],
     testTimeout: 60_000,
   },
 });
