@@ -11,6 +11,7 @@ export default defineConfig(({ mode }) => {
       emptyOutDir: !standalone,
       sourcemap: true,
       minify: standalone,
+      cssMinify: true, // the one stylesheet both builds share, written by the module build
       cssCodeSplit: false,
       lib: standalone
         ? {
