@@ -9,6 +9,8 @@ export default defineConfig({
       'packages/*/vitest.portable.config.ts',
       'apps/*/vitest.config.ts',
       'apps/*/vitest.portable.config.ts',
+      // The release dry run (seconds); the packed-tarball checks run apart: `pnpm test:packages`, `.ci/packages`.
+      'test/packages/vitest.config.ts',
     ],
   },
 });

@@ -1,7 +1,6 @@
 // The script for a plain <script> tag: it registers with the page's Alpine (one already there, or one that
 // starts later in the same page load) or, when the page has none, starts the Alpine bundled in this file.
 import Alpine from 'alpinejs';
-import './styles.css';
 import {
   type AlpineLike,
   make,

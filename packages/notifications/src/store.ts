@@ -1,3 +1,4 @@
+import { mkdirSync } from 'node:fs';
 import { PGlite } from '@electric-sql/pglite';
 import {
   type Expression,
@@ -131,6 +132,8 @@ function openDialect(options: NotificationStoreOptions): {
     const pool = new pg.Pool({ connectionString: options.url, max: options.poolSize ?? 10 });
     return { driver: 'postgres', db: new Kysely<Database>({ dialect: new PostgresDialect({ pool }) }) };
   }
+  // PGlite creates its own folder but not the ones above it: `./data/notifications` should just work.
+  if (options.dataDir && !options.dataDir.includes('://')) mkdirSync(options.dataDir, { recursive: true });
   const pglite = new PGlite(options.dataDir);
   return { driver: 'pglite', db: new Kysely<Database>({ dialect: new PGliteDialect(pglite) }) };
 }

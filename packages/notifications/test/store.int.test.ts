@@ -1,7 +1,11 @@
 import { randomUUID } from 'node:crypto';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   createDatabaseChannel,
+  createNotificationStore,
   createNotifier,
   type Notification,
   type NotificationStore,
@@ -69,5 +73,23 @@ describe.each(STORES)('the notification store on $driver', ({ open }) => {
     store = await opened.reopen();
     expect(await store.migrate()).toEqual([]);
     expect((await store.list(alice, { page: 1, limit: 10 })).records).toEqual(before.records);
+  });
+});
+
+describe('createNotificationStore with a dataDir', () => {
+  it('creates the folders above the data directory when they are missing', async () => {
+    const base = mkdtempSync(join(tmpdir(), 'herald-notifications-'));
+    const dataDir = join(base, 'data', 'notifications');
+    try {
+      const store = await createNotificationStore({ dataDir });
+      try {
+        expect(await store.unreadCount(alice)).toBe(0);
+      } finally {
+        await store.close();
+      }
+      expect(existsSync(dataDir)).toBe(true);
+    } finally {
+      rmSync(base, { recursive: true, force: true });
+    }
   });
 });
