@@ -119,6 +119,20 @@ const specs: Record<string, Partial<ExampleSpec>> = {
       stop: async () => {},
     }),
   },
+  // The example writes an app table in schema `herald` of the machine's PostgreSQL (database test): dropped
+  // before and after, so every run starts from an empty table as a new user's would.
+  'app-store-postgres': {
+    prepare: async () => {
+      const drop = () =>
+        runOk(
+          'psql',
+          ['-h', '127.0.0.1', '-U', 'postgres', '-d', 'test', '-qc', 'DROP SCHEMA IF EXISTS herald CASCADE'],
+          { cwd: repoRoot },
+        );
+      await drop();
+      return { env: {}, stop: async () => void (await drop()) };
+    },
+  },
   // The broadcasts go to a real Herald real-time server (the workspace build), on a free port.
   notifications: {
     prepare: async () => {

@@ -1,6 +1,8 @@
 // The script for a plain <script> tag: it registers with the page's Alpine (one already there, or one that
 // starts later in the same page load) or, when the page has none, starts the Alpine bundled in this file.
 import Alpine from 'alpinejs';
+// The plain-page build writes the package's one stylesheet (dist/notification-bell.css) from this import.
+import './styles.css';
 import {
   type AlpineLike,
   make,
