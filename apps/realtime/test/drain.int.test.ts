@@ -1,12 +1,9 @@
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, writeFileSync } from 'node:fs';
 import { connect, createServer, type Server } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import Pusher from 'pusher';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PusherClient } from './pusher-client.js';
-import { type RedisProcess, startRedis } from './redis-process.js';
+import { clusterNodeDir, type RedisProcess, startRedis } from './redis-process.js';
 import { type RunningBin, startBin } from './run-bin.js';
 
 const APP = { id: 'shop', key: 'shop-key', secret: 'shop-secret' };
@@ -58,23 +55,8 @@ function readinessBalancer(backends: readonly number[]): Promise<{ server: Serve
 }
 
 function nodeConfig(prefix: string, nodeId: string, redisPort: number): string {
-  const cwd = mkdtempSync(join(tmpdir(), `herald-drain-${nodeId}-`));
-  writeFileSync(
-    join(cwd, 'realtime.config.json'),
-    JSON.stringify({
-      servers: { herald: { shutdown_grace_period: 2 } },
-      applications: [APP],
-      scaling: {
-        enabled: true,
-        prefix,
-        node_id: nodeId,
-        heartbeat_ms: 200,
-        dead_after_ms: 1000,
-        server: { url: `redis://127.0.0.1:${redisPort}` },
-      },
-    }),
-  );
-  return cwd;
+  const config = { servers: { herald: { shutdown_grace_period: 2 } }, applications: [APP] };
+  return clusterNodeDir({ prefix, nodeId, redisPort, config });
 }
 
 const nodeNumberOf = (socketId: string) => socketId.split('.')[0];

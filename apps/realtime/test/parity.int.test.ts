@@ -1,34 +1,19 @@
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import Pusher from 'pusher';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PusherClient } from './pusher-client.js';
 import { socket } from './raw-socket.js';
-import { type RedisProcess, startRedis } from './redis-process.js';
+import { clusterNodeDir, type RedisProcess, startRedis } from './redis-process.js';
 import { type RunningBin, startBin } from './run-bin.js';
 
 const APP = { id: 'shop', key: 'shop-key', secret: 'shop-secret' };
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 function nodeConfig(prefix: string, nodeId: string, redisPort: number): string {
-  const cwd = mkdtempSync(join(tmpdir(), `herald-count-${nodeId}-`));
-  writeFileSync(
-    join(cwd, 'realtime.config.json'),
-    JSON.stringify({
-      applications: [{ ...APP, enable_subscription_count: true, subscription_count_interval_ms: 200 }],
-      scaling: {
-        enabled: true,
-        prefix,
-        node_id: nodeId,
-        heartbeat_ms: 200,
-        dead_after_ms: 1000,
-        server: { url: `redis://127.0.0.1:${redisPort}` },
-      },
-    }),
-  );
-  return cwd;
+  const config = {
+    applications: [{ ...APP, enable_subscription_count: true, subscription_count_interval_ms: 200 }],
+  };
+  return clusterNodeDir({ prefix, nodeId, redisPort, config });
 }
 
 describe('subscription counts and watchlists across two nodes', () => {

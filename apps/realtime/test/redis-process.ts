@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -113,4 +113,30 @@ export async function startRedisCluster(): Promise<{ ports: number[]; stop: () =
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
   return { ports, stop: async () => void (await Promise.all(children.map(kill))) };
+}
+
+/**
+ * Writes the config of one cluster node into a new folder and returns it: `config` plus scaling through the given
+ * redis-server under `prefix`, with heartbeats fast enough for a test to see a dead node reaped.
+ */
+export function clusterNodeDir(options: {
+  readonly prefix: string;
+  readonly nodeId: string;
+  readonly redisPort: number;
+  readonly config: Record<string, unknown>;
+}): string {
+  const cwd = mkdtempSync(join(tmpdir(), `herald-${options.nodeId}-`));
+  const config = {
+    ...options.config,
+    scaling: {
+      enabled: true,
+      prefix: options.prefix,
+      node_id: options.nodeId,
+      heartbeat_ms: 200,
+      dead_after_ms: 1000,
+      server: { url: `redis://127.0.0.1:${options.redisPort}` },
+    },
+  };
+  writeFileSync(join(cwd, 'realtime.config.json'), JSON.stringify(config));
+  return cwd;
 }

@@ -1,46 +1,25 @@
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { startWebhookReceiver, type WebhookReceiver } from '@herald/webhooks/testing';
 import Pusher from 'pusher';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { socket } from './raw-socket.js';
-import { type RedisProcess, startRedis } from './redis-process.js';
+import { clusterNodeDir, type RedisProcess, startRedis } from './redis-process.js';
 import { type RunningBin, startBin } from './run-bin.js';
 
 const APP = { id: 'shop', key: 'shop-key', secret: 'shop-secret' };
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 type Event = { name: string; channel: string; user_id?: string };
 
-function nodeConfig(prefix: string, nodeId: string, redisPort: number, hook: string): string {
-  const cwd = mkdtempSync(join(tmpdir(), `herald-wh-${nodeId}-`));
-  writeFileSync(
-    join(cwd, 'realtime.config.json'),
-    JSON.stringify({
-      applications: [
-        {
-          ...APP,
-          webhooks: [
-            {
-              url: hook,
-              event_types: ['channel_occupied', 'channel_vacated', 'member_added', 'member_removed'],
-            },
-          ],
-        },
-      ],
-      webhooks: { batching: { enabled: false } },
-      scaling: {
-        enabled: true,
-        prefix,
-        node_id: nodeId,
-        heartbeat_ms: 200,
-        dead_after_ms: 1000,
-        server: { url: `redis://127.0.0.1:${redisPort}` },
-      },
-    }),
-  );
-  return cwd;
+function nodeConfig(
+  prefix: string,
+  nodeId: string,
+  redisPort: number,
+  hook: string,
+  webhooks: Record<string, unknown> = { batching: { enabled: false } },
+): string {
+  const event_types = ['channel_occupied', 'channel_vacated', 'member_added', 'member_removed'];
+  const config = { applications: [{ ...APP, webhooks: [{ url: hook, event_types }] }], webhooks };
+  return clusterNodeDir({ prefix, nodeId, redisPort, config });
 }
 
 describe('webhooks across three nodes on one Redis', () => {
@@ -131,19 +110,13 @@ describe('webhooks queued in Redis when the node that queued them dies', () => {
     const receiver = await startWebhookReceiver();
     receiver.answer = () => 503; // The receiver is down at first: the event waits in the queue.
     const prefix = `k${randomBytes(4).toString('hex')}:`;
-    const config = (id: string) => {
-      const cwd = nodeConfig(prefix, id, redis.port, receiver.url);
-      const file = join(cwd, 'realtime.config.json');
-      const written = JSON.parse(readFileSync(file, 'utf8'));
-      written.webhooks = {
-        batching: { enabled: false },
-        retry: { base_ms: 100, max_ms: 300 },
-        request_timeout_ms: 500,
-        queue_lease_ms: 1500,
-      };
-      writeFileSync(file, JSON.stringify(written));
-      return cwd;
+    const settings = {
+      batching: { enabled: false },
+      retry: { base_ms: 100, max_ms: 300 },
+      request_timeout_ms: 500,
+      queue_lease_ms: 1500,
     };
+    const config = (id: string) => nodeConfig(prefix, id, redis.port, receiver.url, settings);
     const doomed = await startBin([], { cwd: config('doomed') });
     const survivor = await startBin([], { cwd: config('survivor') });
     try {

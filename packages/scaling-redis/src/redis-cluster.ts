@@ -233,9 +233,28 @@ export function createRedisClusterNode(options: RedisClusterOptions = {}): Redis
   }
 
   /**
-   * Records whether `node` holds subscribers of a channel; reports the channel occupied or vacated when that change
-   * is the cluster's (unless `quiet`, for rewriting a share that Redis may have lost).
+   * Records in a node-set key (a channel's subscribers, a user's signed-in sockets) whether `node` holds any; answers
+   * +1 when that made the set non-empty cluster-wide, -1 when it emptied it, 0 otherwise (or when `quiet`, for
+   * rewriting a share Redis may have lost). This node's own acknowledged memberships are kept in `acked`.
    */
+  async function markMembership(
+    key: string,
+    member: { node: string; appId: string; name: string; holds: boolean },
+    acked: Map<string, Set<string>>,
+    quiet: boolean,
+  ): Promise<number> {
+    const { node, appId, name, holds } = member;
+    const reply = await runScript(link, lua.occupancy, [key], [node, holds ? '1' : '0']);
+    if (node === nodeId) {
+      const names = acked.get(appId) ?? new Set<string>();
+      acked.set(appId, names);
+      if (holds) names.add(name);
+      else names.delete(name);
+    }
+    return quiet ? 0 : Number(reply);
+  }
+
+  /** A channel gained its first subscriber or lost its last one, cluster-wide: reported by this node. */
   async function markOccupancy(
     node: string,
     appId: string,
@@ -243,21 +262,10 @@ export function createRedisClusterNode(options: RedisClusterOptions = {}): Redis
     holds: boolean,
     quiet = false,
   ): Promise<void> {
-    const reply = await runScript(
-      link,
-      lua.occupancy,
-      [keys.occupancy(appId, channel)],
-      [node, holds ? '1' : '0'],
-    );
-    if (node === nodeId) {
-      const acked = occupied.get(appId) ?? new Set<string>();
-      occupied.set(appId, acked);
-      if (holds) acked.add(channel);
-      else acked.delete(channel);
-    }
-    if (quiet) return;
-    if (reply === 1) tell({ type: 'occupied', appId, channel });
-    else if (reply === -1) tell({ type: 'vacated', appId, channel });
+    const member = { node, appId, name: channel, holds };
+    const change = await markMembership(keys.occupancy(appId, channel), member, occupied, quiet);
+    if (change === 1) tell({ type: 'occupied', appId, channel });
+    else if (change === -1) tell({ type: 'vacated', appId, channel });
   }
 
   /** Tells every node, this one included, that a user came online or went offline. */
@@ -271,10 +279,7 @@ export function createRedisClusterNode(options: RedisClusterOptions = {}): Redis
     publish({ type: 'user', appId, userId, online });
   }
 
-  /**
-   * Records whether `node` holds signed-in sockets of a user; announces the user online or offline when that is the
-   * cluster's change (unless `quiet`, for rewriting a share that Redis may have lost).
-   */
+  /** A user gained their first signed-in socket or lost their last one, cluster-wide: told to every node. */
   async function markUser(
     node: string,
     appId: string,
@@ -282,21 +287,9 @@ export function createRedisClusterNode(options: RedisClusterOptions = {}): Redis
     holds: boolean,
     quiet = false,
   ): Promise<void> {
-    const reply = await runScript(
-      link,
-      lua.occupancy,
-      [keys.online(appId, userId)],
-      [node, holds ? '1' : '0'],
-    );
-    if (node === nodeId) {
-      const acked = onlineAcked.get(appId) ?? new Set<string>();
-      onlineAcked.set(appId, acked);
-      if (holds) acked.add(userId);
-      else acked.delete(userId);
-    }
-    if (quiet) return;
-    if (reply === 1) announceUser(appId, userId, true);
-    else if (reply === -1) announceUser(appId, userId, false);
+    const member = { node, appId, name: userId, holds };
+    const change = await markMembership(keys.online(appId, userId), member, onlineAcked, quiet);
+    if (change !== 0) announceUser(appId, userId, change === 1);
   }
 
   /** Queues a presence change for the other nodes (sent by {@link flushAnnouncements}). */
