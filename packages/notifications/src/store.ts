@@ -1,3 +1,4 @@
+import { mkdir } from 'node:fs/promises';
 import { PGlite } from '@electric-sql/pglite';
 import {
   type Expression,
@@ -22,7 +23,10 @@ import type { NewNotificationRecord, NotifiableKey, NotificationRecord } from '.
 export interface NotificationStoreOptions {
   /** A PostgreSQL URL; when given, PostgreSQL is used instead of the embedded database. */
   readonly url?: string | undefined;
-  /** The embedded database's data directory; without it (and without `url`) the store lives in memory. */
+  /**
+   * The embedded database's data directory, created with its parents when missing; without it (and without
+   * `url`) the store lives in memory.
+   */
   readonly dataDir?: string | undefined;
   /** The PostgreSQL schema the table lives in (created when missing); `public` by default. */
   readonly schema?: string | undefined;
@@ -155,6 +159,16 @@ export async function createNotificationStore(
     );
   }
   const batchSize = options.batchSize ?? 1000;
+  // PGlite makes only the last folder of its data directory: a fresh checkout has no `data/` yet.
+  if (!options.url && options.dataDir && !options.dataDir.includes('://')) {
+    try {
+      await mkdir(options.dataDir, { recursive: true });
+    } catch (cause) {
+      throw new NotificationError('store_failed', `cannot create the data directory ${options.dataDir}`, {
+        cause,
+      });
+    }
+  }
   const { driver, db: root } = openDialect(options);
   const db = root.withSchema(schemaName);
 

@@ -1,7 +1,12 @@
 import { randomUUID } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   createDatabaseChannel,
+  createNotificationStore,
   createNotifier,
   type Notification,
   type NotificationStore,
@@ -69,5 +74,19 @@ describe.each(STORES)('the notification store on $driver', ({ open }) => {
     store = await opened.reopen();
     expect(await store.migrate()).toEqual([]);
     expect((await store.list(alice, { page: 1, limit: 10 })).records).toEqual(before.records);
+  });
+});
+
+describe('the embedded store’s data directory', () => {
+  it('is created with its missing parents, as on a fresh checkout', async () => {
+    const root = await mkdtemp(join(tmpdir(), 'herald-notifications-fresh-'));
+    const dataDir = join(root, 'data', 'notifications');
+    try {
+      const store = await createNotificationStore({ dataDir });
+      await store.close();
+      expect(existsSync(join(dataDir, 'PG_VERSION'))).toBe(true);
+    } finally {
+      await rm(root, { recursive: true, force: true });
+    }
   });
 });
