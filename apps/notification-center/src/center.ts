@@ -5,6 +5,7 @@ import {
   createNotificationApi,
   createNotificationStore,
   createNotifier,
+  createSendApi,
   escapeHtml,
   type Notification,
   type NotificationChannel,
@@ -94,6 +95,7 @@ export async function createNotificationCenter(
   const sessions = createSessions(config.sessionSecret);
   const app = new Hono();
 
+  app.route('/', createSendApi({ notifier, store, secret: config.apiSecret, logger }));
   app.route(
     '/',
     createNotificationApi({

@@ -12,6 +12,7 @@ describe('configFromEnv', () => {
         realtime: undefined,
         teamChatWebhooks: {},
         sessionSecret: DEMO_SESSION_SECRET,
+        apiSecret: undefined,
         bellAssetsDir: undefined,
       },
     });

@@ -32,6 +32,8 @@ export const envSchema = z
         }
       }),
     SESSION_SECRET: z.string().min(16).default(DEMO_SESSION_SECRET),
+    /** The secret other backends send to `POST /notification/send`; unset turns the send API off (503). */
+    NOTIFICATION_API_SECRET: z.string().min(16, 'must be at least 16 characters').optional(),
     NOTIFICATION_BELL_ASSETS: z.string().min(1).optional(),
   })
   .superRefine((env, ctx) => {
@@ -68,6 +70,8 @@ export interface CenterConfig {
   readonly realtime: RealtimeTarget | undefined;
   readonly teamChatWebhooks: Readonly<Record<string, string>>;
   readonly sessionSecret: string;
+  /** The send API's secret; undefined turns the send API off. */
+  readonly apiSecret: string | undefined;
   readonly bellAssetsDir: string | undefined;
 }
 
@@ -102,6 +106,7 @@ export function configFromEnv(
           : undefined,
       teamChatWebhooks: e.TEAMCHAT_WEBHOOKS,
       sessionSecret: e.SESSION_SECRET,
+      apiSecret: e.NOTIFICATION_API_SECRET,
       bellAssetsDir: e.NOTIFICATION_BELL_ASSETS,
     },
   };

@@ -1,8 +1,9 @@
 import { safeEqual } from '@herald/protocol-core';
-import { type Context, Hono } from 'hono';
+import { type Context, Hono, type MiddlewareHandler } from 'hono';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import { z } from 'zod';
 import type { NotificationChange } from './broadcaster.js';
+import { describeIssues, type FieldIssue, fieldIssues, readJsonBody } from './internal/http.js';
 import type { NotificationLogger } from './logger.js';
 import { silentNotificationLogger } from './logger.js';
 import type { NotifiableKey } from './record.js';
@@ -65,8 +66,12 @@ function apiError(c: Context, code: NotificationApiErrorCode, message: string) {
   return c.json({ error: { code, message } }, STATUS[code]);
 }
 
-function describeIssues(error: z.ZodError): string {
-  return error.issues.map((issue) => `${issue.path.join('.') || '(body)'}: ${issue.message}`).join('; ');
+/** A 422 naming every field at fault, both in the message and as `issues[{path, message}]`. */
+function invalid(c: Context, issues: readonly FieldIssue[]) {
+  return c.json(
+    { error: { code: 'validation_failed', message: describeIssues(issues), issues } },
+    STATUS.validation_failed,
+  );
 }
 
 const dateTime = z.iso.datetime({ offset: true }).transform((value) => new Date(value));
@@ -115,24 +120,16 @@ export function createNotificationApi(options: NotificationApiOptions): Hono<Env
   };
 
   const readBody = async <T extends z.ZodType>(c: Context, schema: T) => {
-    const text = await c.req.text();
-    let raw: unknown = {};
-    if (text.trim() !== '') {
-      try {
-        raw = JSON.parse(text);
-      } catch {
-        return { response: apiError(c, 'bad_request', 'the request body is not valid JSON') } as const;
-      }
-    }
-    const parsed = schema.safeParse(raw);
-    if (!parsed.success)
-      return { response: apiError(c, 'validation_failed', describeIssues(parsed.error)) } as const;
-    return { value: parsed.data as z.output<T> } as const;
+    const body = await readJsonBody(c, schema);
+    if (body.ok) return { value: body.value } as const;
+    if (body.reason === 'not_json')
+      return { response: apiError(c, 'bad_request', 'the request body is not valid JSON') } as const;
+    return { response: invalid(c, body.issues) } as const;
   };
 
   const list = async (c: Context<Env>, forced?: 'unread') => {
     const parsed = listQuery.safeParse(c.req.query());
-    if (!parsed.success) return apiError(c, 'validation_failed', describeIssues(parsed.error));
+    if (!parsed.success) return invalid(c, fieldIssues(parsed.error));
     const { page, limit, type } = parsed.data;
     const status = forced ?? parsed.data.status;
     const result = await store.list(c.get('owner'), { page, limit }, { status, type });
@@ -158,7 +155,8 @@ export function createNotificationApi(options: NotificationApiOptions): Hono<Env
     return apiError(c, 'internal_error', 'something went wrong');
   });
 
-  app.use('/notification/*', async (c, next) => {
+  // Only the API's own paths: other routers (the send API) may share the `/notification` prefix.
+  const guard: MiddlewareHandler<Env> = async (c, next) => {
     const user = options.authenticate ? await options.authenticate(c) : undefined;
     if (user === undefined) return apiError(c, 'unauthenticated', 'sign in to see notifications');
     if (c.req.method !== 'GET' && c.req.method !== 'HEAD') {
@@ -170,9 +168,11 @@ export function createNotificationApi(options: NotificationApiOptions): Hono<Env
     }
     c.set('owner', { type: user.type ?? 'User', id: String(user.id) });
     return next();
-  });
+  };
 
   const base = '/notification/notifications';
+  app.use(`${base}.json`, guard);
+  app.use(`${base}/*`, guard);
 
   app.get(`${base}.json`, (c) => list(c));
   app.get(`${base}/unread.json`, (c) => list(c, 'unread'));

@@ -52,7 +52,19 @@ export {
 } from './notifier.js';
 export type { NewNotificationRecord, NotifiableKey, NotificationRecord } from './record.js';
 export {
+  createSendApi,
+  IDEMPOTENCY_KEY_HEADER,
+  IDEMPOTENT_REPLAYED_HEADER,
+  SEND_ROUTE,
+  type SendApiErrorCode,
+  type SendApiOptions,
+  type SendRequest,
+  type SendResult,
+  type SendResultFailure,
+} from './send-api.js';
+export {
   createNotificationStore,
+  type IdempotencyClaim,
   isNotificationId,
   type MarkReadOutcome,
   type NotificationFilter,

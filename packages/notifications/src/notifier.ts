@@ -31,6 +31,8 @@ export interface SendReport {
   readonly ids: readonly string[];
   /** How many deliveries succeeded, per channel. */
   readonly delivered: Readonly<Record<string, number>>;
+  /** How many deliveries were left out because the notifiable's preferences refuse the channel, per channel. */
+  readonly skipped: Readonly<Record<string, number>>;
   readonly failures: readonly SendFailure[];
 }
 
@@ -134,6 +136,7 @@ export function createNotifier(options: NotifierOptions): Notifier {
 
     const failures: SendFailure[] = [];
     const delivered: Record<string, number> = {};
+    const skipped: Record<string, number> = {};
     const record = (name: string, delivery: Delivery, outcome: DeliveryOutcome) => {
       if (outcome === undefined) {
         delivered[name] = (delivered[name] ?? 0) + 1;
@@ -171,7 +174,7 @@ export function createNotifier(options: NotifierOptions): Notifier {
         }
       });
     }
-    return { ok: failures.length === 0, ids, delivered, failures };
+    return { ok: failures.length === 0, ids, delivered, skipped, failures };
   };
 
   const route = (routes: Map<string, unknown>): PendingRoute => ({

@@ -64,6 +64,20 @@ export interface MarkReadOutcome {
   readonly changed: boolean;
 }
 
+/** What claiming an idempotency key found. */
+export type IdempotencyClaim =
+  /** The key was free and is now held by this request. */
+  | { readonly state: 'claimed' }
+  /** Another request holds the key and has not finished. */
+  | { readonly state: 'in_progress'; readonly fingerprint: string }
+  /** A request with this key finished; its answer is kept. */
+  | {
+      readonly state: 'completed';
+      readonly fingerprint: string;
+      readonly status: number;
+      readonly response: unknown;
+    };
+
 /** The notification store: Laravel's `notifications` table in embedded PGlite or PostgreSQL. */
 export interface NotificationStore {
   /** `pglite` or `postgres`. */
@@ -92,6 +106,15 @@ export interface NotificationStore {
   delete(owner: NotifiableKey, id: string): Promise<boolean>;
   /** Deletes every notification matching the filter and returns how many went. */
   deleteAll(owner: NotifiableKey, filter?: NotificationFilter): Promise<number>;
+  /**
+   * Holds an idempotency key for a request with this fingerprint, unless a request made since `since`
+   * already holds it. Keys older than `since` are forgotten.
+   */
+  claimIdempotencyKey(key: string, fingerprint: string, since: Date): Promise<IdempotencyClaim>;
+  /** Keeps the answer of the request that holds the key, for its retries. */
+  completeIdempotencyKey(key: string, status: number, response: unknown): Promise<void>;
+  /** Lets a key go (the request failed before sending anything), so a retry can send. */
+  releaseIdempotencyKey(key: string): Promise<void>;
   /** Closes the connections (or the embedded database). */
   close(): Promise<void>;
 }
@@ -318,6 +341,36 @@ export async function createNotificationStore(
         .where((eb) => conditions(eb, filter))
         .executeTakeFirst();
       return Number(result.numDeletedRows);
+    },
+    async claimIdempotencyKey(key, fingerprint, since) {
+      await db.deleteFrom('notification_idempotency_keys').where('created_at', '<', since).execute();
+      const inserted = await db
+        .insertInto('notification_idempotency_keys')
+        .values({ key, fingerprint, status: null, response: null })
+        .onConflict((oc) => oc.column('key').doNothing())
+        .returning('key')
+        .executeTakeFirst();
+      if (inserted !== undefined) return { state: 'claimed' };
+      const row = await db
+        .selectFrom('notification_idempotency_keys')
+        .select(['fingerprint', 'status', 'response'])
+        .where('key', '=', key)
+        .executeTakeFirst();
+      // Released between the two statements: the caller may claim again; answering in_progress is safe.
+      if (row === undefined || row.status === null) {
+        return { state: 'in_progress', fingerprint: row?.fingerprint ?? '' };
+      }
+      return { state: 'completed', fingerprint: row.fingerprint, status: row.status, response: row.response };
+    },
+    async completeIdempotencyKey(key, status, response) {
+      await db
+        .updateTable('notification_idempotency_keys')
+        .set({ status, response: JSON.stringify(response) })
+        .where('key', '=', key)
+        .execute();
+    },
+    async releaseIdempotencyKey(key) {
+      await db.deleteFrom('notification_idempotency_keys').where('key', '=', key).execute();
     },
     async close() {
       await root.destroy();

@@ -20,8 +20,18 @@ export interface NotificationsTable {
   updated_at: Generated<Date>;
 }
 
+/** Idempotency keys of the send API: one row per key, holding the answer once the send is done. */
+export interface IdempotencyKeysTable {
+  key: string;
+  fingerprint: string;
+  status: number | null;
+  response: ColumnType<unknown, string | null, string | null>;
+  created_at: ColumnType<Date, Date | undefined, Date>;
+}
+
 export interface Database {
   notifications: NotificationsTable;
+  notification_idempotency_keys: IdempotencyKeysTable;
 }
 
 // Migrations are code, not files, so the built package carries them; names sort in the order they apply.
@@ -60,6 +70,27 @@ const migrations: Record<string, Migration> = {
         .ifNotExists()
         .on('notifications')
         .column('type')
+        .execute();
+    },
+  },
+  '0002_create_notification_idempotency_keys': {
+    async up(db: Kysely<unknown>) {
+      await db.schema
+        .createTable('notification_idempotency_keys')
+        .ifNotExists()
+        .addColumn('key', 'varchar(255)', (col) => col.primaryKey())
+        // sha-256 of the request, so a retry with another body is told apart from a true retry.
+        .addColumn('fingerprint', 'char(64)', (col) => col.notNull())
+        // null while the first request is still sending.
+        .addColumn('status', 'integer')
+        .addColumn('response', 'jsonb')
+        .addColumn('created_at', 'timestamptz', (col) => col.notNull().defaultTo(sql`now()`))
+        .execute();
+      await db.schema
+        .createIndex('notification_idempotency_keys_created_idx')
+        .ifNotExists()
+        .on('notification_idempotency_keys')
+        .column('created_at')
         .execute();
     },
   },
