@@ -1,5 +1,10 @@
 import { monitorEventLoopDelay } from 'node:perf_hooks';
-import type { SendResult } from '@herald/notifications';
+import {
+  createNotificationClient,
+  isNotificationError,
+  NotificationError,
+  type SendResult,
+} from '@herald/notifications';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CENTER_STORES, type RunningCenter, startCenter } from './center-server.js';
 
@@ -117,5 +122,44 @@ describe.each(CENTER_STORES)('POST /notification/send over HTTP on %s', (store) 
     );
     expect(retry.headers.get('idempotent-replayed')).toBe('true');
     expect(await count('Bulk')).toBe(10_000);
+  });
+
+  it('is reached by the typed client, which throws NotificationError with the status and body', async () => {
+    const client = createNotificationClient({ url: running.base, secret: SECRET });
+    const result = await client.send(
+      { recipients: 'carol', type: 'FromClient', data: { title: 'Hello', message: 'From the client' } },
+      { idempotencyKey: `client-${store}` },
+    );
+    expect(result).toMatchObject({ ok: true, delivered: { database: 1 } });
+    expect(result.notifications).toEqual([{ recipient: 'carol', id: expect.any(String) }]);
+
+    const wrong = createNotificationClient({ url: `${running.base}/`, secret: 'not-the-secret' });
+    const refused = await wrong
+      .send({ recipients: 'carol', type: 'FromClient', data: { title: 'x', message: 'y' } })
+      .catch((error: unknown) => error);
+    expect(isNotificationError(refused)).toBe(true);
+    expect(refused).toMatchObject({
+      code: 'request_failed',
+      status: 401,
+      body: { error: { code: 'unauthenticated' } },
+    });
+
+    const invalid = await client
+      .send({ recipients: [], type: 'FromClient', data: { title: 'x', message: 'y' } })
+      .catch((error: unknown) => error);
+    expect(invalid).toBeInstanceOf(NotificationError);
+    expect((invalid as NotificationError).status).toBe(422);
+    expect((invalid as NotificationError).message).toContain('recipients');
+    expect(await count('FromClient')).toBe(1);
+  });
+});
+
+describe('the typed client without a service', () => {
+  it('throws request_failed without a status when nothing answers', async () => {
+    const client = createNotificationClient({ url: 'http://127.0.0.1:9', secret: 'x' });
+    const error = await client
+      .send({ recipients: 'a', type: 'T', data: { title: 't', message: 'm' } })
+      .catch((caught: unknown) => caught);
+    expect(error).toMatchObject({ code: 'request_failed', status: undefined });
   });
 });

@@ -26,6 +26,12 @@ export {
   notificationChannelName,
 } from './broadcaster.js';
 export type { Delivery, DeliveryOutcome, NotificationChannel } from './channel.js';
+export {
+  createNotificationClient,
+  type NotificationClient,
+  type NotificationClientOptions,
+  type SendOptions,
+} from './client.js';
 export { createDatabaseChannel, type DatabaseChannelOptions } from './database-channel.js';
 export { isNotificationError, NotificationError, type NotificationErrorCode } from './errors.js';
 export { type NotificationLogger, silentNotificationLogger } from './logger.js';
