@@ -6,18 +6,22 @@ import {
   createNotificationStore,
   createNotifier,
   createSendApi,
+  createUserAuth,
+  createUserTokenVerifier,
   escapeHtml,
   type Notification,
   type NotificationChannel,
   type NotificationLogger,
   type NotificationStore,
+  type NotificationUser,
   type Notifier,
   renderNotificationBell,
+  signUserToken,
 } from '@herald/notifications';
 import { safeEqual } from '@herald/protocol-core';
 import { createTeamChatChannels, TeamChatMessage } from '@herald/teamchat-channel';
 import { serveStatic } from '@hono/node-server/serve-static';
-import { Hono } from 'hono';
+import { type Context, Hono } from 'hono';
 import { installedBellAssets } from './bell-assets.js';
 import { answerChannelAuth } from './broadcasting-auth.js';
 import type { CenterConfig } from './config.js';
@@ -51,6 +55,9 @@ class DemoNotification implements Notification {
       .attachment((attachment) => attachment.text(this.message).color('good'));
   }
 }
+
+/** How long the token the demo page gets lives; the page asks `/demo/token.json` for a fresh one. */
+const DEMO_TOKEN_SECONDS = 15 * 60;
 
 const BELL_ASSETS = {
   scriptUrl: '/assets/notification-bell/notification-bell.js',
@@ -95,31 +102,51 @@ export async function createNotificationCenter(
   const sessions = createSessions(config.sessionSecret);
   const app = new Hono();
 
+  // One identity for every user route: a bearer user token, else the demo session cookie plus CSRF on writes.
+  const userAuth = {
+    userTokens: await createUserTokenVerifier(config.userTokens),
+    authenticate: (c: Context) => sessions.user(c),
+    csrfToken: (_c: Context, user: NotificationUser) => sessions.csrfToken(user),
+  };
+  const identify = createUserAuth(userAuth);
+
   app.route('/', createSendApi({ notifier, store, secret: config.apiSecret, logger }));
   app.route(
     '/',
     createNotificationApi({
       store,
       logger,
-      authenticate: (c) => sessions.user(c),
-      csrfToken: (_c, user) => sessions.csrfToken(user),
+      ...userAuth,
       onChange: broadcaster ? (owner, change) => broadcaster.publishChange(owner, change) : undefined,
     }),
   );
 
   app.post('/broadcasting/auth', async (c) => {
-    const user = await sessions.user(c);
-    if (!user) return c.json({ error: { code: 'unauthenticated', message: 'sign in first' } }, 401);
-    const sent = c.req.header('x-csrf-token') ?? '';
-    if (!safeEqual(sent, sessions.csrfToken(user))) {
-      return c.json(
-        { error: { code: 'csrf_token_mismatch', message: 'send the CSRF token in X-CSRF-Token' } },
-        403,
-      );
+    const outcome = await identify(c, { write: true });
+    if (!outcome.ok) {
+      const status = outcome.code === 'unauthenticated' ? 401 : 403;
+      return c.json({ error: { code: outcome.code, message: outcome.message } }, status);
     }
     if (!config.realtime)
       return c.json({ error: { code: 'not_configured', message: 'no real-time server' } }, 404);
-    return answerChannelAuth(c, config.realtime, user);
+    return answerChannelAuth(c, config.realtime, outcome.user);
+  });
+
+  // The demo page is a client of the user-token scheme: the service signs a token for the signed-in demo user.
+  const demoToken = (user: NotificationUser) =>
+    signUserToken({
+      secret: config.userTokens.secret,
+      userId: user.id,
+      userType: user.type,
+      name: user.name,
+      audience: config.userTokens.audience,
+      issuer: config.userTokens.issuer,
+      expiresIn: DEMO_TOKEN_SECONDS,
+    });
+  app.get('/demo/token.json', async (c) => {
+    const user = await sessions.user(c);
+    if (!user) return c.json({ error: { code: 'unauthenticated', message: 'sign in first' } }, 401);
+    return c.json({ token: await demoToken(user), expires_in: DEMO_TOKEN_SECONDS });
   });
 
   const bellAssetsDir = config.bellAssetsDir ?? installedBellAssets();
@@ -169,6 +196,7 @@ export async function createNotificationCenter(
       csrfToken,
       assets: BELL_ASSETS,
       options: {
+        authToken: await demoToken(user),
         mode: query.mode === 'panel' ? 'panel' : 'dropdown',
         position: query.position === 'left' ? 'left' : 'right',
         broadcasting:

@@ -14,6 +14,13 @@ describe('configFromEnv', () => {
         sessionSecret: DEMO_SESSION_SECRET,
         apiSecret: undefined,
         bellAssetsDir: undefined,
+        userTokens: {
+          secret: expect.stringMatching(/^[0-9a-f]{64}$/),
+          publicKey: undefined,
+          audience: 'herald-notifications',
+          issuer: undefined,
+          clockToleranceSeconds: 30,
+        },
       },
     });
   });

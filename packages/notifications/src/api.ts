@@ -1,4 +1,3 @@
-import { safeEqual } from '@herald/protocol-core';
 import { type Context, Hono, type MiddlewareHandler } from 'hono';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import { z } from 'zod';
@@ -8,6 +7,7 @@ import type { NotificationLogger } from './logger.js';
 import { silentNotificationLogger } from './logger.js';
 import type { NotifiableKey } from './record.js';
 import type { NotificationStore } from './store.js';
+import { createUserAuth, type UserAuthOptions } from './user-auth.js';
 
 /** The signed-in user as the host app knows them; `type` is the notifiable type (`User` by default). */
 export interface NotificationUser {
@@ -16,20 +16,12 @@ export interface NotificationUser {
   readonly name?: string | undefined;
 }
 
-/** Options of {@link createNotificationApi}. */
-export interface NotificationApiOptions {
+/**
+ * Options of {@link createNotificationApi}. Users are found by `userTokens` (a bearer user token) and/or the
+ * host's `authenticate` hook (then writes need the `csrfToken`); with neither, every route answers 401.
+ */
+export interface NotificationApiOptions extends UserAuthOptions {
   readonly store: NotificationStore;
-  /** Finds the signed-in user of a request; without it (or when it finds none) every route answers 401. */
-  readonly authenticate?:
-    | ((c: Context) => Promise<NotificationUser | undefined> | NotificationUser | undefined)
-    | undefined;
-  /**
-   * The CSRF token the page was given (in its `csrfToken` meta tag) for this user; writes must send it in the
-   * `X-CSRF-Token` header. Without this hook every write answers 403.
-   */
-  readonly csrfToken?:
-    | ((c: Context, user: NotificationUser) => Promise<string | undefined> | string | undefined)
-    | undefined;
   /** The largest `limit` a list honours (default 100); larger ones are lowered to it. */
   readonly maxLimit?: number | undefined;
   /** Told of every change so other tabs can follow (e.g. `broadcaster.publishChange`); its failures are logged. */
@@ -38,9 +30,6 @@ export interface NotificationApiOptions {
     | undefined;
   readonly logger?: NotificationLogger | undefined;
 }
-
-/** The header writes carry the CSRF token in. */
-export const CSRF_HEADER = 'X-CSRF-Token';
 
 /** The error codes the JSON API answers with, each with its HTTP status. */
 export type NotificationApiErrorCode =
@@ -94,6 +83,7 @@ export function createNotificationApi(options: NotificationApiOptions): Hono<Env
   const maxLimit = options.maxLimit ?? 100;
   const logger = options.logger ?? silentNotificationLogger;
   const app = new Hono<Env>();
+  const identify = createUserAuth(options);
 
   const listQuery = z.object({
     page: z.coerce.number().int().min(1).default(1),
@@ -157,15 +147,9 @@ export function createNotificationApi(options: NotificationApiOptions): Hono<Env
 
   // Only the API's own paths: other routers (the send API) may share the `/notification` prefix.
   const guard: MiddlewareHandler<Env> = async (c, next) => {
-    const user = options.authenticate ? await options.authenticate(c) : undefined;
-    if (user === undefined) return apiError(c, 'unauthenticated', 'sign in to see notifications');
-    if (c.req.method !== 'GET' && c.req.method !== 'HEAD') {
-      const expected = options.csrfToken ? await options.csrfToken(c, user) : undefined;
-      const sent = c.req.header(CSRF_HEADER);
-      if (!expected || !sent || !safeEqual(sent, expected)) {
-        return apiError(c, 'csrf_token_mismatch', `send the page's CSRF token in the ${CSRF_HEADER} header`);
-      }
-    }
+    const outcome = await identify(c, { write: c.req.method !== 'GET' && c.req.method !== 'HEAD' });
+    if (!outcome.ok) return apiError(c, outcome.code, outcome.message);
+    const { user } = outcome;
     c.set('owner', { type: user.type ?? 'User', id: String(user.id) });
     return next();
   };

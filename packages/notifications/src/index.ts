@@ -1,5 +1,4 @@
 export {
-  CSRF_HEADER,
   createNotificationApi,
   type NotificationApiErrorCode,
   type NotificationApiOptions,
@@ -78,3 +77,20 @@ export {
   type NotificationStore,
   type NotificationStoreOptions,
 } from './store.js';
+export {
+  CSRF_HEADER,
+  createUserAuth,
+  type UserAuth,
+  type UserAuthOptions,
+  type UserAuthOutcome,
+} from './user-auth.js';
+export {
+  createUserTokenVerifier,
+  DEFAULT_USER_TOKEN_AUDIENCE,
+  type SignUserTokenOptions,
+  signUserToken,
+  type UserTokenError,
+  type UserTokenKey,
+  type UserTokenVerifier,
+  type UserTokenVerifierOptions,
+} from './user-token.js';
