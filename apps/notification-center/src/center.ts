@@ -1,4 +1,5 @@
 import {
+  CSRF_HEADER,
   createBroadcastChannel,
   createBroadcaster,
   createDatabaseChannel,
@@ -22,6 +23,7 @@ import { safeEqual } from '@herald/protocol-core';
 import { createTeamChatChannels, TeamChatMessage } from '@herald/teamchat-channel';
 import { serveStatic } from '@hono/node-server/serve-static';
 import { type Context, Hono } from 'hono';
+import { cors } from 'hono/cors';
 import { installedBellAssets } from './bell-assets.js';
 import { answerChannelAuth } from './broadcasting-auth.js';
 import type { CenterConfig } from './config.js';
@@ -55,6 +57,14 @@ class DemoNotification implements Notification {
       .attachment((attachment) => attachment.text(this.message).color('good'));
   }
 }
+
+/** The routes a host page's browser calls: the JSON API, preferences and channel authorisation. */
+const USER_ROUTES = [
+  '/notification/notifications.json',
+  '/notification/notifications/*',
+  '/notification/preferences.json',
+  '/broadcasting/auth',
+];
 
 /** How long the token the demo page gets lives; the page asks `/demo/token.json` for a fresh one. */
 const DEMO_TOKEN_SECONDS = 15 * 60;
@@ -109,6 +119,18 @@ export async function createNotificationCenter(
     csrfToken: (_c: Context, user: NotificationUser) => sessions.csrfToken(user),
   };
   const identify = createUserAuth(userAuth);
+
+  // Host pages on other origins call the user routes with a bearer token; the send API is server to server only.
+  if (config.corsOrigins.length > 0) {
+    const corsFor = cors({
+      origin: (origin) =>
+        config.corsOrigins.includes('*') || config.corsOrigins.includes(origin) ? origin : null,
+      allowMethods: ['GET', 'PUT', 'PATCH', 'DELETE', 'POST'],
+      allowHeaders: ['Authorization', 'Content-Type', CSRF_HEADER],
+      maxAge: 600,
+    });
+    for (const path of USER_ROUTES) app.use(path, corsFor);
+  }
 
   app.route('/', createSendApi({ notifier, store, secret: config.apiSecret, logger }));
   app.route(

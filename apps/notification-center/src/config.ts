@@ -50,6 +50,31 @@ export const envSchema = z
     NOTIFICATION_USER_TOKEN_AUDIENCE: z.string().min(1).default(DEFAULT_USER_TOKEN_AUDIENCE),
     NOTIFICATION_USER_TOKEN_ISSUER: z.string().min(1).optional(),
     NOTIFICATION_USER_TOKEN_CLOCK_SKEW: z.coerce.number().int().min(0).max(600).default(30),
+    /** Comma-separated origins of host pages allowed to call the user routes cross-origin (CORS). */
+    NOTIFICATION_CORS_ORIGINS: z
+      .string()
+      .optional()
+      .transform((text, ctx) => {
+        const origins = (text ?? '')
+          .split(',')
+          .map((item) => item.trim())
+          .filter(Boolean);
+        for (const origin of origins) {
+          let parsed: URL | undefined;
+          try {
+            parsed = new URL(origin);
+          } catch {
+            parsed = undefined;
+          }
+          if (origin !== '*' && parsed?.origin !== origin) {
+            ctx.addIssue({
+              code: 'custom',
+              message: `"${origin}" is not an origin such as https://app.example.com (scheme, host, port; no path)`,
+            });
+          }
+        }
+        return origins;
+      }),
   })
   .superRefine((env, ctx) => {
     const realtime = [env.REALTIME_URL, env.REALTIME_APP_ID, env.REALTIME_APP_KEY, env.REALTIME_APP_SECRET];
@@ -88,6 +113,8 @@ export interface CenterConfig {
   /** The send API's secret; undefined turns the send API off. */
   readonly apiSecret: string | undefined;
   readonly bellAssetsDir: string | undefined;
+  /** Origins allowed to call the user routes from another origin; `*` allows any. */
+  readonly corsOrigins: readonly string[];
   /** How user tokens are checked (and, for the demo page, signed). */
   readonly userTokens: UserTokenConfig;
 }
@@ -134,6 +161,7 @@ export function configFromEnv(
       sessionSecret: e.SESSION_SECRET,
       apiSecret: e.NOTIFICATION_API_SECRET,
       bellAssetsDir: e.NOTIFICATION_BELL_ASSETS,
+      corsOrigins: e.NOTIFICATION_CORS_ORIGINS,
       userTokens: {
         // Derived, so a local run works with nothing set; a host backend that signs tokens sets its own.
         secret: e.NOTIFICATION_USER_TOKEN_SECRET ?? hmacHex(e.SESSION_SECRET, 'herald-user-token'),
