@@ -108,7 +108,8 @@ export async function createNotificationCenter(
   // `teamchat`, `teamchat-alerts`, …: one Rocket.Chat incoming webhook each, from TEAMCHAT_WEBHOOKS.
   const teamChat = createTeamChatChannels(config.teamChatWebhooks, { logger });
   Object.assign(channels, teamChat);
-  const notifier = createNotifier({ channels, logger });
+  // Users' channel preferences live in the same store and are checked before any channel runs.
+  const notifier = createNotifier({ channels, logger, preferences: store });
   const sessions = createSessions(config.sessionSecret);
   const app = new Hono();
 
@@ -139,6 +140,7 @@ export async function createNotificationCenter(
       store,
       logger,
       ...userAuth,
+      channels: notifier.channelNames,
       onChange: broadcaster ? (owner, change) => broadcaster.publishChange(owner, change) : undefined,
     }),
   );

@@ -22,6 +22,11 @@ export interface NotificationUser {
  */
 export interface NotificationApiOptions extends UserAuthOptions {
   readonly store: NotificationStore;
+  /**
+   * The channel names users may set preferences for (`PUT /notification/preferences.json` refuses others);
+   * any name is accepted when not given.
+   */
+  readonly channels?: readonly string[] | undefined;
   /** The largest `limit` a list honours (default 100); larger ones are lowered to it. */
   readonly maxLimit?: number | undefined;
   /** Told of every change so other tabs can follow (e.g. `broadcaster.publishChange`); its failures are logged. */
@@ -64,6 +69,15 @@ function invalid(c: Context, issues: readonly FieldIssue[]) {
 }
 
 const dateTime = z.iso.datetime({ offset: true }).transform((value) => new Date(value));
+/** Where the signed-in user reads and replaces their channel preferences. */
+export const PREFERENCES_ROUTE = '/notification/preferences.json';
+
+const name255 = z.string().min(1).max(255);
+const preferencesBody = z.strictObject({
+  types: z
+    .record(name255, z.record(name255, z.boolean()))
+    .refine((types) => Object.keys(types).length <= 200, 'at most 200 notification types'),
+});
 const markAllBody = z.strictObject({ type: z.string().min(1).optional(), before: dateTime.optional() });
 const deleteAllBody = z.strictObject({
   status: z.enum(['all', 'read', 'unread']).optional(),
@@ -157,6 +171,32 @@ export function createNotificationApi(options: NotificationApiOptions): Hono<Env
   const base = '/notification/notifications';
   app.use(`${base}.json`, guard);
   app.use(`${base}/*`, guard);
+  app.use(PREFERENCES_ROUTE, guard);
+
+  const answerPreferences = async (c: Context<Env>) =>
+    c.json({
+      data: { types: await store.getPreferences(c.get('owner')) },
+      meta: options.channels ? { channels: options.channels } : {},
+    });
+  app.get(PREFERENCES_ROUTE, answerPreferences);
+  app.put(PREFERENCES_ROUTE, async (c) => {
+    const body = await readBody(c, preferencesBody);
+    if ('response' in body) return body.response;
+    if (options.channels) {
+      const known = new Set(options.channels);
+      const unknown = Object.entries(body.value.types).flatMap(([type, channels]) =>
+        Object.keys(channels)
+          .filter((channel) => !known.has(channel))
+          .map((channel) => ({
+            path: `types.${type}.${channel}`,
+            message: `no channel named "${channel}" (available: ${options.channels?.join(', ')})`,
+          })),
+      );
+      if (unknown.length > 0) return invalid(c, unknown);
+    }
+    await store.setPreferences(c.get('owner'), body.value.types);
+    return answerPreferences(c);
+  });
 
   app.get(`${base}.json`, (c) => list(c));
   app.get(`${base}/unread.json`, (c) => list(c, 'unread'));

@@ -3,6 +3,7 @@ export {
   type NotificationApiErrorCode,
   type NotificationApiOptions,
   type NotificationUser,
+  PREFERENCES_ROUTE,
 } from './api.js';
 export {
   type BellBroadcasting,
@@ -55,6 +56,13 @@ export {
   type SendFailure,
   type SendReport,
 } from './notifier.js';
+export {
+  ANY_NOTIFICATION_TYPE,
+  type ChannelPreferences,
+  type NotificationPreferences,
+  preferenceOwnerKey,
+  refusedChannelsOf,
+} from './preferences.js';
 export type { NewNotificationRecord, NotifiableKey, NotificationRecord } from './record.js';
 export {
   createSendApi,

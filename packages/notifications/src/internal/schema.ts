@@ -29,9 +29,20 @@ export interface IdempotencyKeysTable {
   created_at: ColumnType<Date, Date | undefined, Date>;
 }
 
+/** One user's choice for one notification type (or `*`) and one channel. */
+export interface PreferencesTable {
+  notifiable_type: string;
+  notifiable_id: string;
+  notification_type: string;
+  channel: string;
+  enabled: boolean;
+  updated_at: ColumnType<Date, Date | undefined, Date>;
+}
+
 export interface Database {
   notifications: NotificationsTable;
   notification_idempotency_keys: IdempotencyKeysTable;
+  notification_preferences: PreferencesTable;
 }
 
 // Migrations are code, not files, so the built package carries them; names sort in the order they apply.
@@ -91,6 +102,27 @@ const migrations: Record<string, Migration> = {
         .ifNotExists()
         .on('notification_idempotency_keys')
         .column('created_at')
+        .execute();
+    },
+  },
+  '0003_create_notification_preferences': {
+    async up(db: Kysely<unknown>) {
+      await db.schema
+        .createTable('notification_preferences')
+        .ifNotExists()
+        .addColumn('notifiable_type', 'varchar(255)', (col) => col.notNull())
+        .addColumn('notifiable_id', 'varchar(255)', (col) => col.notNull())
+        // A notification type, or `*` for every type without an entry of its own.
+        .addColumn('notification_type', 'varchar(255)', (col) => col.notNull())
+        .addColumn('channel', 'varchar(255)', (col) => col.notNull())
+        .addColumn('enabled', 'boolean', (col) => col.notNull())
+        .addColumn('updated_at', 'timestamptz', (col) => col.notNull().defaultTo(sql`now()`))
+        .addPrimaryKeyConstraint('notification_preferences_pk', [
+          'notifiable_type',
+          'notifiable_id',
+          'notification_type',
+          'channel',
+        ])
         .execute();
     },
   },
