@@ -4,11 +4,20 @@ import {
   isNotificationError,
   NotificationError,
   type SendResult,
+  signUserToken,
 } from '@herald/notifications';
+import PusherModule from 'pusher-js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CENTER_STORES, type RunningCenter, startCenter } from './center-server.js';
+import { type RealtimeProcess, startRealtime } from './realtime-process.js';
+import { type WebhookReceiver, webhookReceiver } from './webhook-receiver.js';
+
+// pusher-js is CommonJS whose typings declare an ES default export: at run time the import is the class itself.
+const PusherJs = PusherModule as unknown as typeof PusherModule.default;
 
 const SECRET = 'center-send-secret-0123456789abcdef';
+const TOKEN_SECRET = 'host-backend-user-token-secret-0123456789';
+const APP = { id: 'send-test', key: 'send-test-key', secret: 'send-test-secret' };
 
 /** The longest the event loop may stall during a 10,000-recipient send (documented in the README). */
 const MAX_STALL_MS = 1500;
@@ -19,10 +28,24 @@ interface ErrorBody {
 
 describe.each(CENTER_STORES)('POST /notification/send over HTTP on %s', (store) => {
   let running: RunningCenter;
+  let realtime: RealtimeProcess;
+  let receiver: WebhookReceiver;
   beforeAll(async () => {
-    running = await startCenter(store, { NOTIFICATION_API_SECRET: SECRET });
+    [realtime, receiver] = await Promise.all([startRealtime(APP), webhookReceiver()]);
+    running = await startCenter(store, {
+      NOTIFICATION_API_SECRET: SECRET,
+      NOTIFICATION_USER_TOKEN_SECRET: TOKEN_SECRET,
+      REALTIME_URL: `http://127.0.0.1:${realtime.port}`,
+      REALTIME_APP_ID: APP.id,
+      REALTIME_APP_KEY: APP.key,
+      REALTIME_APP_SECRET: APP.secret,
+      TEAMCHAT_WEBHOOKS: JSON.stringify({ 'teamchat-alerts': receiver.url('/hooks/alerts/token') }),
+    });
   });
-  afterAll(() => running.stop());
+  afterAll(async () => {
+    await running?.stop();
+    await Promise.all([realtime?.stop(), receiver?.close()]);
+  });
 
   const send = (body: unknown, headers: Record<string, string> = {}) =>
     fetch(`${running.base}/notification/send`, {
@@ -59,8 +82,13 @@ describe.each(CENTER_STORES)('POST /notification/send over HTTP on %s', (store) 
     expect(response.status).toBe(200);
     const { data } = (await response.json()) as { data: SendResult };
     expect(data).toMatchObject({ ok: true, delivered: { database: 2 }, failures: [] });
-    const alice = await running.center.store.list({ type: 'User', id: 'alice' }, { page: 1, limit: 5 });
-    expect(alice.records[0]).toMatchObject({
+    const token = await signUserToken({ secret: TOKEN_SECRET, userId: 'alice', expiresIn: '5m' });
+    const list = await fetch(`${running.base}/notification/notifications.json?type=DeployFinished`, {
+      headers: { authorization: `Bearer ${token}` },
+    });
+    const alice = (await list.json()) as { data: unknown[]; meta: { unread_count: number } };
+    expect(alice.data).toHaveLength(1);
+    expect(alice.data[0]).toMatchObject({
       id: data.notifications[0]?.id,
       type: 'DeployFinished',
       data: { title: 'Deploy finished', message: 'v2 is live', icon: 'check' },
@@ -86,7 +114,12 @@ describe.each(CENTER_STORES)('POST /notification/send over HTTP on %s', (store) 
     const delay = monitorEventLoopDelay({ resolution: 10 });
     delay.enable();
     const bulk = send(
-      { recipients, type: 'Bulk', data: { title: 'Maintenance', message: 'Tonight at 22:00' } },
+      {
+        recipients,
+        type: 'Bulk',
+        data: { title: 'Maintenance', message: 'Tonight at 22:00' },
+        channels: ['database'],
+      },
       { 'idempotency-key': `bulk-${store}` },
     ).then(async (response) => {
       finished.push('bulk');
@@ -117,11 +150,104 @@ describe.each(CENTER_STORES)('POST /notification/send over HTTP on %s', (store) 
 
     // The retried bulk is answered from the kept answer, and nothing is stored twice.
     const retry = await send(
-      { recipients, type: 'Bulk', data: { title: 'Maintenance', message: 'Tonight at 22:00' } },
+      {
+        recipients,
+        type: 'Bulk',
+        data: { title: 'Maintenance', message: 'Tonight at 22:00' },
+        channels: ['database'],
+      },
       { 'idempotency-key': `bulk-${store}` },
     );
     expect(retry.headers.get('idempotent-replayed')).toBe('true');
     expect(await count('Bulk')).toBe(10_000);
+  });
+
+  it('posts to a configured team-chat instance, honouring each recipient’s preferences', async () => {
+    // Bob, signed in with a user token, turns team chat off for this type through the preferences route.
+    const bobToken = await signUserToken({ secret: TOKEN_SECRET, userId: 'bob', expiresIn: '5m' });
+    const put = await fetch(`${running.base}/notification/preferences.json`, {
+      method: 'PUT',
+      headers: { authorization: `Bearer ${bobToken}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ types: { ServerDown: { 'teamchat-alerts': false } } }),
+    });
+    expect(put.status).toBe(200);
+    expect(await put.json()).toEqual({
+      data: { types: { ServerDown: { 'teamchat-alerts': false } } },
+      meta: { channels: ['database', 'broadcast', 'teamchat-alerts'] },
+    });
+
+    const response = await send({
+      recipients: ['alice', 'bob'],
+      type: 'ServerDown',
+      data: { title: 'Server down', message: 'db-1 is not answering', action_url: 'https://status.example' },
+      channels: ['database', 'teamchat-alerts'],
+    });
+    const { data } = (await response.json()) as { data: SendResult };
+    expect(data).toMatchObject({
+      ok: true,
+      delivered: { database: 2, 'teamchat-alerts': 1 },
+      skipped: { 'teamchat-alerts': 1 },
+    });
+    expect(receiver.bodies.get('/hooks/alerts/token')).toEqual([
+      { text: '*Server down*\ndb-1 is not answering\nhttps://status.example' },
+    ]);
+  });
+
+  it('pushes a sent notification live to the recipient’s pusher-js client through the real-time server', async () => {
+    const aliceToken = await signUserToken({ secret: TOKEN_SECRET, userId: 'alice', expiresIn: '5m' });
+    const pusher = new PusherJs(APP.key, {
+      cluster: 'mt1',
+      wsHost: '127.0.0.1',
+      wsPort: realtime.port,
+      forceTLS: false,
+      enabledTransports: ['ws'],
+      disableStats: true,
+      channelAuthorization: {
+        endpoint: `${running.base}/broadcasting/auth`,
+        transport: 'ajax',
+        // Authorised with the user token, as a host page would; fetch so the header is sent from Node.
+        customHandler: ({ socketId, channelName }, callback) => {
+          void fetch(`${running.base}/broadcasting/auth`, {
+            method: 'POST',
+            headers: { authorization: `Bearer ${aliceToken}` },
+            body: new URLSearchParams({ socket_id: socketId, channel_name: channelName }),
+          }).then(async (answer) => {
+            if (answer.ok) callback(null, (await answer.json()) as { auth: string });
+            else callback(new Error(`auth answered ${answer.status}`), null);
+          });
+        },
+      },
+    });
+    try {
+      const channel = pusher.subscribe('private-User.alice');
+      await new Promise<void>((resolve, reject) => {
+        channel.bind('pusher:subscription_succeeded', () => resolve());
+        channel.bind('pusher:subscription_error', (error: unknown) =>
+          reject(new Error(JSON.stringify(error))),
+        );
+      });
+      const received: Array<Record<string, unknown>> = [];
+      channel.bind('notification.created', (payload: Record<string, unknown>) => received.push(payload));
+
+      const response = await send({
+        recipients: ['alice'],
+        type: 'LivePush',
+        data: { title: 'Build green', message: 'main passed', icon: 'check' },
+        channels: ['database', 'broadcast'],
+      });
+      const { data } = (await response.json()) as { data: SendResult };
+      expect(data.delivered).toEqual({ database: 1, broadcast: 1 });
+      await expect.poll(() => received.length, { timeout: 30_000 }).toBe(1);
+      expect(received[0]).toMatchObject({
+        id: data.notifications[0]?.id,
+        type: 'LivePush',
+        notifiable_id: 'alice',
+        data: { title: 'Build green', message: 'main passed', icon: 'check' },
+        read_at: null,
+      });
+    } finally {
+      pusher.disconnect();
+    }
   });
 
   it('is reached by the typed client, which throws NotificationError with the status and body', async () => {
