@@ -6,14 +6,11 @@ import {
   type SendResult,
   signUserToken,
 } from '@herald/notifications';
-import PusherModule from 'pusher-js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CENTER_STORES, type RunningCenter, startCenter } from './center-server.js';
+import { connectPusher } from './pusher-client.js';
 import { type RealtimeProcess, startRealtime } from './realtime-process.js';
 import { type WebhookReceiver, webhookReceiver } from './webhook-receiver.js';
-
-// pusher-js is CommonJS whose typings declare an ES default export: at run time the import is the class itself.
-const PusherJs = PusherModule as unknown as typeof PusherModule.default;
 
 const SECRET = 'center-send-secret-0123456789abcdef';
 const TOKEN_SECRET = 'host-backend-user-token-secret-0123456789';
@@ -195,28 +192,12 @@ describe.each(CENTER_STORES)('POST /notification/send over HTTP on %s', (store) 
 
   it('pushes a sent notification live to the recipient’s pusher-js client through the real-time server', async () => {
     const aliceToken = await signUserToken({ secret: TOKEN_SECRET, userId: 'alice', expiresIn: '5m' });
-    const pusher = new PusherJs(APP.key, {
-      cluster: 'mt1',
-      wsHost: '127.0.0.1',
-      wsPort: realtime.port,
-      forceTLS: false,
-      enabledTransports: ['ws'],
-      disableStats: true,
-      channelAuthorization: {
-        endpoint: `${running.base}/broadcasting/auth`,
-        transport: 'ajax',
-        // Authorised with the user token, as a host page would; fetch so the header is sent from Node.
-        customHandler: ({ socketId, channelName }, callback) => {
-          void fetch(`${running.base}/broadcasting/auth`, {
-            method: 'POST',
-            headers: { authorization: `Bearer ${aliceToken}` },
-            body: new URLSearchParams({ socket_id: socketId, channel_name: channelName }),
-          }).then(async (answer) => {
-            if (answer.ok) callback(null, (await answer.json()) as { auth: string });
-            else callback(new Error(`auth answered ${answer.status}`), null);
-          });
-        },
-      },
+    // Authorised with the user token, as a host page would.
+    const pusher = connectPusher({
+      key: APP.key,
+      port: realtime.port,
+      authEndpoint: `${running.base}/broadcasting/auth`,
+      headers: { authorization: `Bearer ${aliceToken}` },
     });
     try {
       const channel = pusher.subscribe('private-User.alice');
