@@ -210,14 +210,16 @@ describe.each(CENTER_STORES)('POST /notification/send over HTTP on %s', (store) 
       const received: Array<Record<string, unknown>> = [];
       channel.bind('notification.created', (payload: Record<string, unknown>) => received.push(payload));
 
+      // Twenty-five recipients go out in three batch_events calls; Alice is the first of them.
+      const others = Array.from({ length: 24 }, (_, i) => `other-${i}`);
       const response = await send({
-        recipients: ['alice'],
+        recipients: ['alice', ...others],
         type: 'LivePush',
         data: { title: 'Build green', message: 'main passed', icon: 'check' },
         channels: ['database', 'broadcast'],
       });
       const { data } = (await response.json()) as { data: SendResult };
-      expect(data.delivered).toEqual({ database: 1, broadcast: 1 });
+      expect(data.delivered).toEqual({ database: 25, broadcast: 25 });
       await expect.poll(() => received.length, { timeout: 30_000 }).toBe(1);
       expect(received[0]).toMatchObject({
         id: data.notifications[0]?.id,

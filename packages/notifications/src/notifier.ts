@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Delivery, DeliveryOutcome, NotificationChannel } from './channel.js';
 import { NotificationError } from './errors.js';
+import { runLimited } from './internal/limit.js';
 import type { NotificationLogger } from './logger.js';
 import { silentNotificationLogger } from './logger.js';
 import { type Notifiable, type Notification, notificationType } from './notification.js';
@@ -85,21 +86,6 @@ function asNotificationError(error: unknown, channel: string): NotificationError
     cause: error,
     channel,
   });
-}
-
-async function runLimited<T>(
-  items: readonly T[],
-  limit: number,
-  task: (item: T) => Promise<void>,
-): Promise<void> {
-  let next = 0;
-  const workers = Array.from({ length: Math.min(limit, items.length) }, async () => {
-    while (next < items.length) {
-      const item = items[next++] as T;
-      await task(item);
-    }
-  });
-  await Promise.all(workers);
 }
 
 /**
