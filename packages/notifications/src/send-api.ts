@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { safeEqual } from '@herald/protocol-core';
 import { type Context, Hono } from 'hono';
+import { bodyLimit } from 'hono/body-limit';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import { z } from 'zod';
 import {
@@ -33,6 +34,8 @@ export interface SendApiOptions {
   readonly defaultChannels?: readonly string[] | undefined;
   /** The most recipients one request may name (default 10,000). */
   readonly maxRecipients?: number | undefined;
+  /** The largest request body accepted, in bytes (default 2 MiB: room for 10,000 long ids); larger is a 413. */
+  readonly maxBodyBytes?: number | undefined;
   /** Recipients sent per step; between steps other requests get their turn (default 500). */
   readonly chunkSize?: number | undefined;
   /** How long an idempotency key is remembered (default 24 hours). */
@@ -47,6 +50,7 @@ export type SendApiErrorCode =
   | 'validation_failed'
   | 'idempotency_key_in_progress'
   | 'idempotency_key_reused'
+  | 'payload_too_large'
   | 'internal_error'
   | 'send_api_disabled';
 
@@ -56,6 +60,7 @@ const STATUS: Record<SendApiErrorCode, ContentfulStatusCode> = {
   validation_failed: 422,
   idempotency_key_in_progress: 409,
   idempotency_key_reused: 422,
+  payload_too_large: 413,
   internal_error: 500,
   send_api_disabled: 503,
 };
@@ -207,7 +212,12 @@ export function createSendApi(options: SendApiOptions): Hono {
     return apiError(c, 'internal_error', 'something went wrong');
   });
 
-  app.post(SEND_ROUTE, async (c) => {
+  const limit = bodyLimit({
+    maxSize: options.maxBodyBytes ?? 2 * 1024 * 1024,
+    onError: (c) => apiError(c, 'payload_too_large', 'the request body is too large'),
+  });
+
+  app.post(SEND_ROUTE, limit, async (c) => {
     if (!options.secret) {
       return apiError(c, 'send_api_disabled', 'the send API has no secret configured');
     }

@@ -140,6 +140,25 @@ describe.each(STORES)('the send API on $driver', ({ open }) => {
     expect(await stored('X')).toBe(0);
   });
 
+  it('answers 413 for a body over the limit, before reading it whole', async () => {
+    const notifier = createNotifier({
+      channels: { database: createDatabaseChannel({ store: opened.store }) },
+    });
+    const small = createSendApi({ notifier, store: opened.store, secret: SECRET, maxBodyBytes: 1024 });
+    const response = await small.request('/notification/send', {
+      method: 'POST',
+      headers: { authorization: `Bearer ${SECRET}` },
+      body: JSON.stringify({
+        recipients: Array.from({ length: 200 }, (_, i) => `user-${i}`),
+        type: 'TooBig',
+        data: { title: 't', message: 'm' },
+      }),
+    });
+    expect(response.status).toBe(413);
+    expect(await response.json()).toMatchObject({ error: { code: 'payload_too_large' } });
+    expect(await stored('TooBig')).toBe(0);
+  });
+
   it('answers 400 for a body that is not JSON', async () => {
     const answer = await post('{"recipients":');
     expect(answer.status).toBe(400);
