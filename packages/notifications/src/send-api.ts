@@ -251,7 +251,31 @@ export function createSendApi(options: SendApiOptions): Hono {
     );
     if (unknown.length > 0) return apiError(c, 'validation_failed', describeIssues(unknown), unknown);
 
-    if (key === undefined) return c.json({ data: await send(body.value, channels) });
+    /**
+     * Sends, and answers what to reply: the result, or a 500 naming how far it got when it stopped part way
+     * (a failure before anything went out is thrown, for `onError`).
+     */
+    const attempt = async (): Promise<{ status: ContentfulStatusCode; body: object }> => {
+      const progress = { sent: 0 };
+      try {
+        return { status: 200, body: { data: await send(body.value, channels, progress) } };
+      } catch (error) {
+        if (progress.sent === 0) throw error;
+        logger.error('send API stopped part way', {
+          sent: progress.sent,
+          err: error instanceof Error ? error.message : String(error),
+        });
+        return {
+          status: STATUS.internal_error,
+          body: errorBody('internal_error', `sending stopped after ${progress.sent} recipients`),
+        };
+      }
+    };
+
+    if (key === undefined) {
+      const answer = await attempt();
+      return c.json(answer.body, answer.status);
+    }
 
     const fingerprint = createHash('sha256').update(canonicalJson(body.value)).digest('hex');
     const claim = await store.claimIdempotencyKey(key, fingerprint, new Date(Date.now() - ttl));
@@ -273,25 +297,17 @@ export function createSendApi(options: SendApiOptions): Hono {
       c.header(IDEMPOTENT_REPLAYED_HEADER, 'true');
       return c.json(claim.response as object, claim.status as ContentfulStatusCode);
     }
-    let answer: { data: SendResult };
-    const progress = { sent: 0 };
+    let answer: Awaited<ReturnType<typeof attempt>>;
     try {
-      answer = { data: await send(body.value, channels, progress) };
+      answer = await attempt();
     } catch (error) {
-      // Before the first chunk went out nothing was sent, so a retry may send; after it, a retry must not
-      // send those recipients again, so the failure itself becomes the key's answer.
-      if (progress.sent === 0) await store.releaseIdempotencyKey(key);
-      else {
-        await store.completeIdempotencyKey(
-          key,
-          STATUS.internal_error,
-          errorBody('internal_error', `sending stopped after ${progress.sent} recipients`),
-        );
-      }
+      // Nothing went out, so a retry with this key may send.
+      await store.releaseIdempotencyKey(key);
       throw error;
     }
-    await store.completeIdempotencyKey(key, 200, answer);
-    return c.json(answer);
+    // Kept even when it stopped part way: a retry must not send to those recipients again.
+    await store.completeIdempotencyKey(key, answer.status, answer.body);
+    return c.json(answer.body, answer.status);
   });
 
   return app;

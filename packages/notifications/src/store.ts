@@ -431,23 +431,33 @@ export async function createNotificationStore(
     },
     async claimIdempotencyKey(key, fingerprint, since) {
       await db.deleteFrom('notification_idempotency_keys').where('created_at', '<', since).execute();
-      const inserted = await db
-        .insertInto('notification_idempotency_keys')
-        .values({ key, fingerprint, status: null, response: null })
-        .onConflict((oc) => oc.column('key').doNothing())
-        .returning('key')
-        .executeTakeFirst();
-      if (inserted !== undefined) return { state: 'claimed' };
-      const row = await db
-        .selectFrom('notification_idempotency_keys')
-        .select(['fingerprint', 'status', 'response'])
-        .where('key', '=', key)
-        .executeTakeFirst();
-      // Released between the two statements: the caller may claim again; answering in_progress is safe.
-      if (row === undefined || row.status === null) {
-        return { state: 'in_progress', fingerprint: row?.fingerprint ?? '' };
+      // Twice at most: a key released between the insert and the read is free again on the second turn.
+      for (let attempt = 0; ; attempt++) {
+        const inserted = await db
+          .insertInto('notification_idempotency_keys')
+          .values({ key, fingerprint, status: null, response: null })
+          .onConflict((oc) => oc.column('key').doNothing())
+          .returning('key')
+          .executeTakeFirst();
+        if (inserted !== undefined) return { state: 'claimed' };
+        const row = await db
+          .selectFrom('notification_idempotency_keys')
+          .select(['fingerprint', 'status', 'response'])
+          .where('key', '=', key)
+          .executeTakeFirst();
+        if (row === undefined) {
+          if (attempt === 0) continue;
+          // Released again at once: someone is sending with this key right now.
+          return { state: 'in_progress', fingerprint };
+        }
+        if (row.status === null) return { state: 'in_progress', fingerprint: row.fingerprint };
+        return {
+          state: 'completed',
+          fingerprint: row.fingerprint,
+          status: row.status,
+          response: row.response,
+        };
       }
-      return { state: 'completed', fingerprint: row.fingerprint, status: row.status, response: row.response };
     },
     async completeIdempotencyKey(key, status, response) {
       await db

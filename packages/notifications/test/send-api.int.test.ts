@@ -216,6 +216,54 @@ describe.each(STORES)('the send API on $driver', ({ open }) => {
     expect(await stored('Reordered')).toBe(1);
   });
 
+  it('frees a key when sending fails before anything went out, and keeps the failure once some did', async () => {
+    let failFrom = 1;
+    let calls = 0;
+    const notifier = createNotifier({
+      channels: { database: createDatabaseChannel({ store: opened.store }) },
+      // Preferences are read once per chunk: failing there stands in for the store going away mid-send.
+      preferences: {
+        refusedChannels: async () => {
+          calls += 1;
+          if (calls >= failFrom) throw new Error('store went away');
+          return new Map();
+        },
+      },
+    });
+    const flaky = createSendApi({ notifier, store: opened.store, secret: SECRET, chunkSize: 2 });
+    const request = (key: string) =>
+      flaky.request('/notification/send', {
+        method: 'POST',
+        headers: { authorization: `Bearer ${SECRET}`, 'idempotency-key': key },
+        body: JSON.stringify({
+          recipients: ['a', 'b', 'c', 'd'],
+          type: 'Flaky',
+          data: { title: 't', message: 'm' },
+        }),
+      });
+
+    expect((await request('fails-at-once')).status).toBe(500);
+    expect(await stored('Flaky')).toBe(0);
+    failFrom = Number.POSITIVE_INFINITY;
+    const retried = await request('fails-at-once');
+    expect(retried.status).toBe(200);
+    expect(retried.headers.get('idempotent-replayed')).toBeNull();
+    expect(await stored('Flaky')).toBe(4);
+
+    calls = 0;
+    failFrom = 2;
+    const partly = await request('fails-midway');
+    expect(partly.status).toBe(500);
+    expect(await partly.json()).toEqual({
+      error: { code: 'internal_error', message: 'sending stopped after 2 recipients' },
+    });
+    failFrom = Number.POSITIVE_INFINITY;
+    const replayed = await request('fails-midway');
+    expect(replayed.status).toBe(500);
+    expect(replayed.headers.get('idempotent-replayed')).toBe('true');
+    expect(await stored('Flaky')).toBe(6);
+  });
+
   it('refuses an idempotency key that is not visible ASCII', async () => {
     const answer = await post(
       { recipients: ['a'], type: 'BadKey', data: { title: 't', message: 'm' } },
