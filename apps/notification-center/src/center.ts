@@ -220,7 +220,8 @@ export async function createNotificationCenter(
       csrfToken,
       assets: BELL_ASSETS,
       options: {
-        authToken: await demoToken(user),
+        // `/?auth=token`: the bell authenticates with a token the service signed, as a host page's bell would.
+        authToken: query.auth === 'token' ? await demoToken(user) : undefined,
         mode: query.mode === 'panel' ? 'panel' : 'dropdown',
         position: query.position === 'left' ? 'left' : 'right',
         broadcasting:

@@ -103,9 +103,14 @@ describe('user tokens against the notification center', () => {
     const list = (await (await api('.json', token)).json()) as { data: Array<{ notifiable_id: string }> };
     expect(list.data.map((r) => r.notifiable_id)).toEqual(['bob']);
 
-    const page = await (await fetch(`${running.base}/`, { headers: { cookie } })).text();
-    const options = /data-options="([^"]+)"/.exec(page)?.[1]?.replaceAll('&quot;', '"') ?? '{}';
-    const rendered = (JSON.parse(options) as { authToken?: string }).authToken as string;
+    const bellToken = async (path: string) => {
+      const page = await (await fetch(`${running.base}${path}`, { headers: { cookie } })).text();
+      const options = /data-options="([^"]+)"/.exec(page)?.[1]?.replaceAll('&quot;', '"') ?? '{}';
+      return (JSON.parse(options) as { authToken?: string }).authToken;
+    };
+    // The plain demo page keeps the cookie session and its CSRF token; `?auth=token` hands the bell a token.
+    expect(await bellToken('/')).toBeUndefined();
+    const rendered = (await bellToken('/?auth=token')) as string;
     expect((await api('.json', rendered)).status).toBe(200);
   });
 });
