@@ -127,7 +127,8 @@ export async function createNotificationCenter(
       origin: (origin) =>
         config.corsOrigins.includes('*') || config.corsOrigins.includes(origin) ? origin : null,
       allowMethods: ['GET', 'PUT', 'PATCH', 'DELETE', 'POST'],
-      allowHeaders: ['Authorization', 'Content-Type', CSRF_HEADER],
+      // What the bell sends: its token, JSON or form bodies, `Accept`, and `X-Requested-With` on API calls.
+      allowHeaders: ['Authorization', 'Content-Type', 'Accept', 'X-Requested-With', CSRF_HEADER],
       maxAge: 600,
     });
     for (const path of USER_ROUTES) app.use(path, corsFor);
