@@ -174,6 +174,9 @@ export async function createNotificationCenter(
     return c.json({ token: await demoToken(user), expires_in: DEMO_TOKEN_SECONDS });
   });
 
+  // The bell's files are public: a host page on any origin may load them as module scripts, which browsers
+  // fetch with CORS (its live-push chunks too).
+  app.use('/assets/notification-bell/*', cors({ origin: '*' }));
   const bellAssetsDir = config.bellAssetsDir ?? installedBellAssets();
   if (bellAssetsDir) {
     app.use(

@@ -138,4 +138,13 @@ describe('CORS for host pages on other origins', () => {
     expect(await write(proxied.origin, id, '')).toBe('status 200');
     expect((await running.center.store.find({ type: 'User', id: 'alice' }, id))?.read_at).not.toBeNull();
   });
+
+  it('serves the bell’s files to module scripts of any origin', async () => {
+    const script = await fetch(`${running.base}/assets/notification-bell/notification-bell.js`, {
+      headers: { origin: refused.origin },
+    });
+    expect(script.status).toBe(200);
+    expect(script.headers.get('access-control-allow-origin')).toBe('*');
+    await script.body?.cancel();
+  });
 });
