@@ -1,4 +1,5 @@
 #!/usr/bin/env node
+import { resolve } from 'node:path';
 import { createNotificationStore, type NotificationLogger } from '@herald/notifications';
 import { serve } from '@hono/node-server';
 import { createNotificationCenter } from './center.js';
@@ -29,9 +30,14 @@ async function main(command: string | undefined): Promise<number> {
     console.error('usage: notification-center [serve|migrate]');
     return 2;
   }
+  const where =
+    'url' in config.database
+      ? `PostgreSQL (schema ${config.database.schema})`
+      : `PGlite in ${resolve(config.database.dataDir)}`;
+  // Said before opening, so a store that cannot open is reported with the place it was looked for.
+  console.log(`notification-center: opening the store: ${where}`);
   const center = await createNotificationCenter(config, logger);
   const server = serve({ fetch: center.app.fetch, hostname: config.host, port: config.port }, (info) => {
-    const where = 'url' in config.database ? 'PostgreSQL' : `PGlite in ${config.database.dataDir}`;
     console.log(`notification-center listening on http://${config.host}:${info.port}`);
     console.log(`  store: ${where}; channels: ${center.notifier.channelNames.join(', ')}`);
     console.log(`  demo: http://${config.host}:${info.port}/login`);

@@ -1,22 +1,29 @@
 import {
+  CSRF_HEADER,
   createBroadcastChannel,
   createBroadcaster,
   createDatabaseChannel,
   createNotificationApi,
   createNotificationStore,
   createNotifier,
+  createSendApi,
+  createUserAuth,
+  createUserTokenVerifier,
   escapeHtml,
   type Notification,
   type NotificationChannel,
   type NotificationLogger,
   type NotificationStore,
+  type NotificationUser,
   type Notifier,
   renderNotificationBell,
+  signUserToken,
 } from '@herald/notifications';
 import { safeEqual } from '@herald/protocol-core';
 import { createTeamChatChannels, TeamChatMessage } from '@herald/teamchat-channel';
 import { serveStatic } from '@hono/node-server/serve-static';
-import { Hono } from 'hono';
+import { type Context, Hono } from 'hono';
+import { cors } from 'hono/cors';
 import { installedBellAssets } from './bell-assets.js';
 import { answerChannelAuth } from './broadcasting-auth.js';
 import type { CenterConfig } from './config.js';
@@ -50,6 +57,17 @@ class DemoNotification implements Notification {
       .attachment((attachment) => attachment.text(this.message).color('good'));
   }
 }
+
+/** The routes a host page's browser calls: the JSON API, preferences and channel authorisation. */
+const USER_ROUTES = [
+  '/notification/notifications.json',
+  '/notification/notifications/*',
+  '/notification/preferences.json',
+  '/broadcasting/auth',
+];
+
+/** How long the token the demo page gets lives; the page asks `/demo/token.json` for a fresh one. */
+const DEMO_TOKEN_SECONDS = 15 * 60;
 
 const BELL_ASSETS = {
   scriptUrl: '/assets/notification-bell/notification-bell.js',
@@ -105,36 +123,75 @@ export async function createNotificationCenter(
   // `teamchat`, `teamchat-alerts`, …: one Rocket.Chat incoming webhook each, from TEAMCHAT_WEBHOOKS.
   const teamChat = createTeamChatChannels(config.teamChatWebhooks, { logger });
   Object.assign(channels, teamChat);
-  const notifier = createNotifier({ channels, logger });
+  // Users' channel preferences live in the same store and are checked before any channel runs.
+  const notifier = createNotifier({ channels, logger, preferences: store });
   const sessions = createSessions(config.sessionSecret);
   const app = new Hono();
 
+  // One identity for every user route: a bearer user token, else the demo session cookie plus CSRF on writes.
+  const userAuth = {
+    userTokens: await createUserTokenVerifier(config.userTokens),
+    authenticate: (c: Context) => sessions.user(c),
+    csrfToken: (_c: Context, user: NotificationUser) => sessions.csrfToken(user),
+  };
+  const identify = createUserAuth(userAuth);
+
+  // Host pages on other origins call the user routes with a bearer token; the send API is server to server only.
+  if (config.corsOrigins.length > 0) {
+    const corsFor = cors({
+      origin: (origin) =>
+        config.corsOrigins.includes('*') || config.corsOrigins.includes(origin) ? origin : null,
+      allowMethods: ['GET', 'PUT', 'PATCH', 'DELETE', 'POST'],
+      // What the bell sends: its token, JSON or form bodies, `Accept`, and `X-Requested-With` on API calls.
+      allowHeaders: ['Authorization', 'Content-Type', 'Accept', 'X-Requested-With', CSRF_HEADER],
+      maxAge: 600,
+    });
+    for (const path of USER_ROUTES) app.use(path, corsFor);
+  }
+
+  app.route('/', createSendApi({ notifier, store, secret: config.apiSecret, logger }));
   app.route(
     '/',
     createNotificationApi({
       store,
       logger,
-      authenticate: (c) => sessions.user(c),
-      csrfToken: (_c, user) => sessions.csrfToken(user),
+      ...userAuth,
+      channels: notifier.channelNames,
       onChange: broadcaster ? (owner, change) => broadcaster.publishChange(owner, change) : undefined,
     }),
   );
 
   app.post('/broadcasting/auth', async (c) => {
-    const user = await sessions.user(c);
-    if (!user) return c.json({ error: { code: 'unauthenticated', message: 'sign in first' } }, 401);
-    const sent = c.req.header('x-csrf-token') ?? '';
-    if (!safeEqual(sent, sessions.csrfToken(user))) {
-      return c.json(
-        { error: { code: 'csrf_token_mismatch', message: 'send the CSRF token in X-CSRF-Token' } },
-        403,
-      );
+    const outcome = await identify(c, { write: true });
+    if (!outcome.ok) {
+      const status = outcome.code === 'unauthenticated' ? 401 : 403;
+      return c.json({ error: { code: outcome.code, message: outcome.message } }, status);
     }
     if (!config.realtime)
       return c.json({ error: { code: 'not_configured', message: 'no real-time server' } }, 404);
-    return answerChannelAuth(c, config.realtime, user);
+    return answerChannelAuth(c, config.realtime, outcome.user);
   });
 
+  // The demo page is a client of the user-token scheme: the service signs a token for the signed-in demo user.
+  const demoToken = (user: NotificationUser) =>
+    signUserToken({
+      secret: config.userTokens.secret,
+      userId: user.id,
+      userType: user.type,
+      name: user.name,
+      audience: config.userTokens.audience,
+      issuer: config.userTokens.issuer,
+      expiresIn: DEMO_TOKEN_SECONDS,
+    });
+  app.get('/demo/token.json', async (c) => {
+    const user = await sessions.user(c);
+    if (!user) return c.json({ error: { code: 'unauthenticated', message: 'sign in first' } }, 401);
+    return c.json({ token: await demoToken(user), expires_in: DEMO_TOKEN_SECONDS });
+  });
+
+  // The bell's files are public: a host page on any origin may load them as module scripts, which browsers
+  // fetch with CORS (its live-push chunks too).
+  app.use('/assets/notification-bell/*', cors({ origin: '*' }));
   const bellAssetsDir = config.bellAssetsDir ?? installedBellAssets();
   if (bellAssetsDir) {
     app.use(
@@ -182,6 +239,8 @@ export async function createNotificationCenter(
       csrfToken,
       assets: BELL_ASSETS,
       options: {
+        // `/?auth=token`: the bell authenticates with a token the service signed, as a host page's bell would.
+        authToken: query.auth === 'token' ? await demoToken(user) : undefined,
         mode: query.mode === 'panel' ? 'panel' : 'dropdown',
         position: query.position === 'left' ? 'left' : 'right',
         broadcasting:

@@ -12,7 +12,16 @@ describe('configFromEnv', () => {
         realtime: undefined,
         teamChatWebhooks: {},
         sessionSecret: DEMO_SESSION_SECRET,
+        apiSecret: undefined,
         bellAssetsDir: undefined,
+        corsOrigins: [],
+        userTokens: {
+          secret: expect.stringMatching(/^[0-9a-f]{64}$/),
+          publicKey: undefined,
+          audience: 'herald-notifications',
+          issuer: undefined,
+          clockToleranceSeconds: 30,
+        },
       },
     });
   });
@@ -41,9 +50,22 @@ describe('configFromEnv', () => {
       ['NOTIFICATION_CENTER_PORT', 'TEAMCHAT_WEBHOOKS'],
     ],
     [{ REALTIME_URL: 'http://rt:8080', NODE_ENV: 'production' }, ['REALTIME_URL', 'SESSION_SECRET']],
+    [
+      {
+        NOTIFICATION_CORS_ORIGINS: 'https://ok.example, https://bad.example/path',
+        NOTIFICATION_USER_TOKEN_SECRET: 'short',
+        NOTIFICATION_API_SECRET: 'short',
+      },
+      ['NOTIFICATION_API_SECRET', 'NOTIFICATION_CORS_ORIGINS', 'NOTIFICATION_USER_TOKEN_SECRET'],
+    ],
   ])('names every variable at fault in %j', (env, names) => {
     const result = configFromEnv(env);
     expect(result.ok).toBe(false);
     if (!result.ok) expect(result.problems.map((p) => p.split(':')[0]).sort()).toEqual(names);
+  });
+
+  it('reads the allowed CORS origins as a list', () => {
+    const result = configFromEnv({ NOTIFICATION_CORS_ORIGINS: 'https://app.example, http://127.0.0.1:5173' });
+    expect(result.ok && result.config.corsOrigins).toEqual(['https://app.example', 'http://127.0.0.1:5173']);
   });
 });

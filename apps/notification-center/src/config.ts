@@ -1,3 +1,5 @@
+import { DEFAULT_USER_TOKEN_AUDIENCE } from '@herald/notifications';
+import { hmacHex } from '@herald/protocol-core';
 import { z } from 'zod';
 
 /** The placeholder session secret: fine on a laptop, refused when NODE_ENV=production. */
@@ -32,7 +34,47 @@ export const envSchema = z
         }
       }),
     SESSION_SECRET: z.string().min(16).default(DEMO_SESSION_SECRET),
+    /** The secret other backends send to `POST /notification/send`; unset turns the send API off (503). */
+    NOTIFICATION_API_SECRET: z.string().min(16, 'must be at least 16 characters').optional(),
     NOTIFICATION_BELL_ASSETS: z.string().min(1).optional(),
+    /** HS256 secret user tokens are signed with; derived from SESSION_SECRET when unset. */
+    NOTIFICATION_USER_TOKEN_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
+    /** Ed25519 public key (PEM, SPKI; `\n` may stand for line breaks) EdDSA user tokens are checked with. */
+    NOTIFICATION_USER_TOKEN_PUBLIC_KEY: z
+      .string()
+      .optional()
+      .transform((text) => text?.replaceAll('\\n', '\n'))
+      .refine((text) => text === undefined || text.includes('-----BEGIN PUBLIC KEY-----'), {
+        message: 'must be a PEM public key (-----BEGIN PUBLIC KEY-----)',
+      }),
+    NOTIFICATION_USER_TOKEN_AUDIENCE: z.string().min(1).default(DEFAULT_USER_TOKEN_AUDIENCE),
+    NOTIFICATION_USER_TOKEN_ISSUER: z.string().min(1).optional(),
+    NOTIFICATION_USER_TOKEN_CLOCK_SKEW: z.coerce.number().int().min(0).max(600).default(30),
+    /** Comma-separated origins of host pages allowed to call the user routes cross-origin (CORS). */
+    NOTIFICATION_CORS_ORIGINS: z
+      .string()
+      .optional()
+      .transform((text, ctx) => {
+        const origins = (text ?? '')
+          .split(',')
+          .map((item) => item.trim())
+          .filter(Boolean);
+        for (const origin of origins) {
+          let parsed: URL | undefined;
+          try {
+            parsed = new URL(origin);
+          } catch {
+            parsed = undefined;
+          }
+          if (origin !== '*' && parsed?.origin !== origin) {
+            ctx.addIssue({
+              code: 'custom',
+              message: `"${origin}" is not an origin such as https://app.example.com (scheme, host, port; no path)`,
+            });
+          }
+        }
+        return origins;
+      }),
   })
   .superRefine((env, ctx) => {
     const realtime = [env.REALTIME_URL, env.REALTIME_APP_ID, env.REALTIME_APP_KEY, env.REALTIME_APP_SECRET];
@@ -68,7 +110,22 @@ export interface CenterConfig {
   readonly realtime: RealtimeTarget | undefined;
   readonly teamChatWebhooks: Readonly<Record<string, string>>;
   readonly sessionSecret: string;
+  /** The send API's secret; undefined turns the send API off. */
+  readonly apiSecret: string | undefined;
   readonly bellAssetsDir: string | undefined;
+  /** Origins allowed to call the user routes from another origin; `*` allows any. */
+  readonly corsOrigins: readonly string[];
+  /** How user tokens are checked (and, for the demo page, signed). */
+  readonly userTokens: UserTokenConfig;
+}
+
+/** The user-token settings: the HS256 secret, an optional EdDSA public key, and the claims checked. */
+export interface UserTokenConfig {
+  readonly secret: string;
+  readonly publicKey: string | undefined;
+  readonly audience: string;
+  readonly issuer: string | undefined;
+  readonly clockToleranceSeconds: number;
 }
 
 /** Reads the configuration from environment variables, or lists every problem with its variable name. */
@@ -102,7 +159,17 @@ export function configFromEnv(
           : undefined,
       teamChatWebhooks: e.TEAMCHAT_WEBHOOKS,
       sessionSecret: e.SESSION_SECRET,
+      apiSecret: e.NOTIFICATION_API_SECRET,
       bellAssetsDir: e.NOTIFICATION_BELL_ASSETS,
+      corsOrigins: e.NOTIFICATION_CORS_ORIGINS,
+      userTokens: {
+        // Derived, so a local run works with nothing set; a host backend that signs tokens sets its own.
+        secret: e.NOTIFICATION_USER_TOKEN_SECRET ?? hmacHex(e.SESSION_SECRET, 'herald-user-token'),
+        publicKey: e.NOTIFICATION_USER_TOKEN_PUBLIC_KEY,
+        audience: e.NOTIFICATION_USER_TOKEN_AUDIENCE,
+        issuer: e.NOTIFICATION_USER_TOKEN_ISSUER,
+        clockToleranceSeconds: e.NOTIFICATION_USER_TOKEN_CLOCK_SKEW,
+      },
     },
   };
 }

@@ -4,15 +4,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { silentNotificationLogger } from '@herald/notifications';
 import { type ServerType, serve } from '@hono/node-server';
-import PusherModule from 'pusher-js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createNotificationCenter, type NotificationCenter } from '../src/center.js';
 import { configFromEnv } from '../src/config.js';
+import { connectPusher, type PusherClient } from './pusher-client.js';
 import { type RealtimeProcess, startRealtime } from './realtime-process.js';
-
-// pusher-js is CommonJS whose typings declare an ES default export: at run time the import is the class itself.
-const PusherJs = PusherModule as unknown as typeof PusherModule.default;
-type PusherJs = InstanceType<typeof PusherJs>;
 
 const APP = { id: 'nc-test', key: 'nc-test-key', secret: 'nc-test-secret' };
 
@@ -27,7 +23,7 @@ describe('database + broadcast with a real Herald server and pusher-js', () => {
   let server: ServerType;
   let base: string;
   let dataDir: string;
-  let pusher: PusherJs | undefined;
+  let pusher: PusherClient | undefined;
 
   beforeAll(async () => {
     realtime = await startRealtime(APP);
@@ -73,29 +69,12 @@ describe('database + broadcast with a real Herald server and pusher-js', () => {
     const { cookie, csrf } = await signIn('alice');
     const received: Received[] = [];
     const authCalls: number[] = [];
-    pusher = new PusherJs(APP.key, {
-      cluster: 'mt1',
-      wsHost: '127.0.0.1',
-      wsPort: realtime.port,
-      forceTLS: false,
-      enabledTransports: ['ws'],
-      disableStats: true,
-      channelAuthorization: {
-        endpoint: `${base}/broadcasting/auth`,
-        transport: 'ajax',
-        // Node's XHR refuses to send a Cookie header, so the request is made with fetch, to the same endpoint.
-        customHandler: ({ socketId, channelName }, callback) => {
-          void fetch(`${base}/broadcasting/auth`, {
-            method: 'POST',
-            headers: { cookie, 'x-csrf-token': csrf },
-            body: new URLSearchParams({ socket_id: socketId, channel_name: channelName }),
-          }).then(async (response) => {
-            authCalls.push(response.status);
-            if (response.ok) callback(null, (await response.json()) as { auth: string });
-            else callback(new Error(`auth answered ${response.status}`), null);
-          });
-        },
-      },
+    pusher = connectPusher({
+      key: APP.key,
+      port: realtime.port,
+      authEndpoint: `${base}/broadcasting/auth`,
+      headers: { cookie, 'x-csrf-token': csrf },
+      onAuth: (status) => authCalls.push(status),
     });
 
     const own = pusher.subscribe('private-User.alice');

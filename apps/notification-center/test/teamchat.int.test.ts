@@ -1,5 +1,4 @@
 import { mkdtemp, rm } from 'node:fs/promises';
-import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -8,36 +7,10 @@ import { type ServerType, serve } from '@hono/node-server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createNotificationCenter, type NotificationCenter } from '../src/center.js';
 import { configFromEnv } from '../src/config.js';
-
-// A stand-in for two Rocket.Chat incoming webhooks (no Rocket.Chat server can run here). It follows the
-// documented contract for the parts used: a JSON POST to /hooks/{id}/{token}, answered 200 {"success":true}.
-function webhookReceiver(): Promise<{
-  server: Server;
-  url: (hook: string) => string;
-  bodies: Map<string, unknown[]>;
-}> {
-  const bodies = new Map<string, unknown[]>();
-  const server = createServer((request, response) => {
-    let text = '';
-    request.on('data', (chunk) => {
-      text += chunk;
-    });
-    request.on('end', () => {
-      const hook = request.url ?? '';
-      bodies.set(hook, [...(bodies.get(hook) ?? []), JSON.parse(text)]);
-      response.writeHead(200, { 'content-type': 'application/json' }).end('{"success":true}');
-    });
-  });
-  return new Promise((resolve) =>
-    server.listen(0, '127.0.0.1', () => {
-      const port = (server.address() as AddressInfo).port;
-      resolve({ server, bodies, url: (hook) => `http://127.0.0.1:${port}${hook}` });
-    }),
-  );
-}
+import { type WebhookReceiver, webhookReceiver } from './webhook-receiver.js';
 
 describe('notification center with team-chat webhooks', () => {
-  let receiver: Awaited<ReturnType<typeof webhookReceiver>>;
+  let receiver: WebhookReceiver;
   let center: NotificationCenter;
   let server: ServerType;
   let base: string;
@@ -63,7 +36,7 @@ describe('notification center with team-chat webhooks', () => {
   afterAll(async () => {
     await new Promise((resolve) => server.close(resolve));
     await center.close();
-    await new Promise((resolve) => receiver.server.close(resolve));
+    await receiver.close();
     await rm(dataDir, { recursive: true, force: true });
   });
 

@@ -1,12 +1,13 @@
-import { safeEqual } from '@herald/protocol-core';
-import { type Context, Hono } from 'hono';
+import { type Context, Hono, type MiddlewareHandler } from 'hono';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import { z } from 'zod';
 import type { NotificationChange } from './broadcaster.js';
+import { describeIssues, type FieldIssue, fieldIssues, readJsonBody } from './internal/http.js';
 import type { NotificationLogger } from './logger.js';
 import { silentNotificationLogger } from './logger.js';
 import type { NotifiableKey } from './record.js';
 import type { NotificationStore } from './store.js';
+import { createUserAuth, type UserAuthOptions } from './user-auth.js';
 
 /** The signed-in user as the host app knows them; `type` is the notifiable type (`User` by default). */
 export interface NotificationUser {
@@ -15,20 +16,17 @@ export interface NotificationUser {
   readonly name?: string | undefined;
 }
 
-/** Options of {@link createNotificationApi}. */
-export interface NotificationApiOptions {
+/**
+ * Options of {@link createNotificationApi}. Users are found by `userTokens` (a bearer user token) and/or the
+ * host's `authenticate` hook (then writes need the `csrfToken`); with neither, every route answers 401.
+ */
+export interface NotificationApiOptions extends UserAuthOptions {
   readonly store: NotificationStore;
-  /** Finds the signed-in user of a request; without it (or when it finds none) every route answers 401. */
-  readonly authenticate?:
-    | ((c: Context) => Promise<NotificationUser | undefined> | NotificationUser | undefined)
-    | undefined;
   /**
-   * The CSRF token the page was given (in its `csrfToken` meta tag) for this user; writes must send it in the
-   * `X-CSRF-Token` header. Without this hook every write answers 403.
+   * The channel names users may set preferences for (`PUT /notification/preferences.json` refuses others);
+   * any name is accepted when not given.
    */
-  readonly csrfToken?:
-    | ((c: Context, user: NotificationUser) => Promise<string | undefined> | string | undefined)
-    | undefined;
+  readonly channels?: readonly string[] | undefined;
   /** The largest `limit` a list honours (default 100); larger ones are lowered to it. */
   readonly maxLimit?: number | undefined;
   /** Told of every change so other tabs can follow (e.g. `broadcaster.publishChange`); its failures are logged. */
@@ -37,9 +35,6 @@ export interface NotificationApiOptions {
     | undefined;
   readonly logger?: NotificationLogger | undefined;
 }
-
-/** The header writes carry the CSRF token in. */
-export const CSRF_HEADER = 'X-CSRF-Token';
 
 /** The error codes the JSON API answers with, each with its HTTP status. */
 export type NotificationApiErrorCode =
@@ -65,11 +60,24 @@ function apiError(c: Context, code: NotificationApiErrorCode, message: string) {
   return c.json({ error: { code, message } }, STATUS[code]);
 }
 
-function describeIssues(error: z.ZodError): string {
-  return error.issues.map((issue) => `${issue.path.join('.') || '(body)'}: ${issue.message}`).join('; ');
+/** A 422 naming every field at fault, both in the message and as `issues[{path, message}]`. */
+function invalid(c: Context, issues: readonly FieldIssue[]) {
+  return c.json(
+    { error: { code: 'validation_failed', message: describeIssues(issues), issues } },
+    STATUS.validation_failed,
+  );
 }
 
 const dateTime = z.iso.datetime({ offset: true }).transform((value) => new Date(value));
+/** Where the signed-in user reads and replaces their channel preferences. */
+export const PREFERENCES_ROUTE = '/notification/preferences.json';
+
+const name255 = z.string().min(1).max(255);
+const preferencesBody = z.strictObject({
+  types: z
+    .record(name255, z.record(name255, z.boolean()))
+    .refine((types) => Object.keys(types).length <= 200, 'at most 200 notification types'),
+});
 const markAllBody = z.strictObject({ type: z.string().min(1).optional(), before: dateTime.optional() });
 const deleteAllBody = z.strictObject({
   status: z.enum(['all', 'read', 'unread']).optional(),
@@ -89,6 +97,7 @@ export function createNotificationApi(options: NotificationApiOptions): Hono<Env
   const maxLimit = options.maxLimit ?? 100;
   const logger = options.logger ?? silentNotificationLogger;
   const app = new Hono<Env>();
+  const identify = createUserAuth(options);
 
   const listQuery = z.object({
     page: z.coerce.number().int().min(1).default(1),
@@ -115,24 +124,16 @@ export function createNotificationApi(options: NotificationApiOptions): Hono<Env
   };
 
   const readBody = async <T extends z.ZodType>(c: Context, schema: T) => {
-    const text = await c.req.text();
-    let raw: unknown = {};
-    if (text.trim() !== '') {
-      try {
-        raw = JSON.parse(text);
-      } catch {
-        return { response: apiError(c, 'bad_request', 'the request body is not valid JSON') } as const;
-      }
-    }
-    const parsed = schema.safeParse(raw);
-    if (!parsed.success)
-      return { response: apiError(c, 'validation_failed', describeIssues(parsed.error)) } as const;
-    return { value: parsed.data as z.output<T> } as const;
+    const body = await readJsonBody(c, schema);
+    if (body.ok) return { value: body.value } as const;
+    if (body.reason === 'not_json')
+      return { response: apiError(c, 'bad_request', 'the request body is not valid JSON') } as const;
+    return { response: invalid(c, body.issues) } as const;
   };
 
   const list = async (c: Context<Env>, forced?: 'unread') => {
     const parsed = listQuery.safeParse(c.req.query());
-    if (!parsed.success) return apiError(c, 'validation_failed', describeIssues(parsed.error));
+    if (!parsed.success) return invalid(c, fieldIssues(parsed.error));
     const { page, limit, type } = parsed.data;
     const status = forced ?? parsed.data.status;
     const result = await store.list(c.get('owner'), { page, limit }, { status, type });
@@ -158,21 +159,44 @@ export function createNotificationApi(options: NotificationApiOptions): Hono<Env
     return apiError(c, 'internal_error', 'something went wrong');
   });
 
-  app.use('/notification/*', async (c, next) => {
-    const user = options.authenticate ? await options.authenticate(c) : undefined;
-    if (user === undefined) return apiError(c, 'unauthenticated', 'sign in to see notifications');
-    if (c.req.method !== 'GET' && c.req.method !== 'HEAD') {
-      const expected = options.csrfToken ? await options.csrfToken(c, user) : undefined;
-      const sent = c.req.header(CSRF_HEADER);
-      if (!expected || !sent || !safeEqual(sent, expected)) {
-        return apiError(c, 'csrf_token_mismatch', `send the page's CSRF token in the ${CSRF_HEADER} header`);
-      }
-    }
+  // Only the API's own paths: other routers (the send API) may share the `/notification` prefix.
+  const guard: MiddlewareHandler<Env> = async (c, next) => {
+    const outcome = await identify(c, { write: c.req.method !== 'GET' && c.req.method !== 'HEAD' });
+    if (!outcome.ok) return apiError(c, outcome.code, outcome.message);
+    const { user } = outcome;
     c.set('owner', { type: user.type ?? 'User', id: String(user.id) });
     return next();
-  });
+  };
 
   const base = '/notification/notifications';
+  app.use(`${base}.json`, guard);
+  app.use(`${base}/*`, guard);
+  app.use(PREFERENCES_ROUTE, guard);
+
+  const answerPreferences = async (c: Context<Env>) =>
+    c.json({
+      data: { types: await store.getPreferences(c.get('owner')) },
+      meta: options.channels ? { channels: options.channels } : {},
+    });
+  app.get(PREFERENCES_ROUTE, answerPreferences);
+  app.put(PREFERENCES_ROUTE, async (c) => {
+    const body = await readBody(c, preferencesBody);
+    if ('response' in body) return body.response;
+    if (options.channels) {
+      const known = new Set(options.channels);
+      const unknown = Object.entries(body.value.types).flatMap(([type, channels]) =>
+        Object.keys(channels)
+          .filter((channel) => !known.has(channel))
+          .map((channel) => ({
+            path: `types.${type}.${channel}`,
+            message: `no channel named "${channel}" (available: ${options.channels?.join(', ')})`,
+          })),
+      );
+      if (unknown.length > 0) return invalid(c, unknown);
+    }
+    await store.setPreferences(c.get('owner'), body.value.types);
+    return answerPreferences(c);
+  });
 
   app.get(`${base}.json`, (c) => list(c));
   app.get(`${base}/unread.json`, (c) => list(c, 'unread'));

@@ -31,6 +31,13 @@ export interface BellOptions {
   /** The JSON API's list URL (default `/notification/notifications/unread.json`). */
   readonly apiUrl?: string | undefined;
   readonly broadcasting?: BellBroadcasting | false | undefined;
+  /**
+   * A user token (see `signUserToken`) the bell sends as `Authorization: Bearer <token>` to the JSON API and
+   * the broadcasting auth endpoint instead of the CSRF header.
+   */
+  readonly authToken?: string | undefined;
+  /** Whether the bell's requests carry cookies: `same-origin` (default), `include` or `omit`. */
+  readonly credentials?: 'same-origin' | 'include' | 'omit' | undefined;
 }
 
 /** What {@link renderNotificationBell} needs: the options, the user, and where the bell's assets are served. */

@@ -1,18 +1,23 @@
 import { describe, expect, it } from 'vitest';
 import { createBroadcastChannel } from './broadcast-channel.js';
-import type { NotificationBroadcaster } from './broadcaster.js';
+import type { BroadcastEvent, NotificationBroadcaster } from './broadcaster.js';
 import type { Delivery } from './channel.js';
 import type { Notifiable, Notification } from './notification.js';
 
 function recorder() {
   const published: Array<{ channels: readonly string[]; event: string; data: unknown }> = [];
+  const batches: BroadcastEvent[][] = [];
   const broadcaster: NotificationBroadcaster = {
     publish: async (channels, event, data) => {
       published.push({ channels, event, data });
     },
+    publishBatch: async (events) => {
+      if (events.some((e) => e.channel === 'private-User.fail')) throw new Error('batch refused');
+      batches.push([...events]);
+    },
     publishChange: async () => {},
   };
-  return { published, channel: createBroadcastChannel({ broadcaster }) };
+  return { published, batches, channel: createBroadcastChannel({ broadcaster }) };
 }
 
 const createdAt = new Date('2026-02-03T04:05:06.000Z');
@@ -91,5 +96,31 @@ describe('the broadcast channel', () => {
       channel.send(delivery(anonymous, { via: () => ['broadcast'], toBroadcast: () => ({}) }, true)),
     ).rejects.toMatchObject({ code: 'invalid_data' });
     expect(published).toEqual([]);
+  });
+
+  it('sends many deliveries in batches of ten, failing only the deliveries of a refused batch', async () => {
+    const { batches, published, channel } = recorder();
+    const notification: Notification = {
+      via: () => ['broadcast'],
+      toDatabase: () => ({ title: 't', message: 'm' }),
+    };
+    const ids = [...Array.from({ length: 24 }, (_, i) => i), 'fail'];
+    const routedTwice = { type: 'User', id: 'two', routeNotificationFor: () => ['a', 'b'] };
+    const outcomes = await channel.sendMany?.([
+      ...ids.map((id) => delivery({ type: 'User', id }, notification)),
+      delivery(routedTwice, notification),
+    ]);
+    expect(batches.map((batch) => batch.length)).toEqual([10, 10]);
+    expect(batches[0]?.[0]).toMatchObject({
+      channel: 'private-User.0',
+      event: 'notification.created',
+      data: { notifiable_id: '0', data: { title: 't', message: 'm' } },
+    });
+    expect(published).toEqual([expect.objectContaining({ channels: ['a', 'b'] })]);
+    expect(outcomes?.slice(0, 20).every((outcome) => outcome === undefined)).toBe(true);
+    expect(outcomes?.slice(20, 25).map((outcome) => outcome?.message)).toEqual(
+      Array(5).fill('batch refused'),
+    );
+    expect(outcomes?.[25]).toBeUndefined();
   });
 });

@@ -34,10 +34,22 @@ export type NotificationChange =
       readonly data: { deleted_count: number; unread_count: number };
     };
 
+/** One event on one channel, as a batch carries it. */
+export interface BroadcastEvent {
+  readonly channel: string;
+  readonly event: string;
+  readonly data: unknown;
+}
+
 /** Publishes notification events on users' private channels through the real-time REST API. */
 export interface NotificationBroadcaster {
   /** Triggers one event on some channels. @throws {NotificationError} `send_failed` when the server refuses or cannot be reached. */
   publish(channels: readonly string[], event: string, data: unknown): Promise<void>;
+  /**
+   * Triggers several events in one call (`POST /apps/{id}/batch_events`); the server's batch limit is 10 by
+   * default. @throws {NotificationError} `send_failed` as `publish`, for the whole batch.
+   */
+  publishBatch(events: readonly BroadcastEvent[]): Promise<void>;
   /** Publishes a change on the notifiable's private channel. @throws {NotificationError} `send_failed` as `publish`. */
   publishChange(owner: NotifiableKey, change: NotificationChange): Promise<void>;
 }
@@ -56,12 +68,11 @@ export function notificationChannelName(owner: NotifiableKey): string {
 export function createBroadcaster(options: BroadcasterOptions): NotificationBroadcaster {
   const base = new URL(options.url);
   const prefix = base.pathname.replace(/\/+$/, '');
-  const path = `${prefix}/apps/${encodeURIComponent(options.appId)}/events`;
+  const appPath = `${prefix}/apps/${encodeURIComponent(options.appId)}`;
   const doFetch = options.fetch ?? fetch;
   const credentials = { key: options.key, secret: options.secret };
 
-  const publish = async (channels: readonly string[], event: string, data: unknown): Promise<void> => {
-    const body = JSON.stringify({ name: event, channels, data: JSON.stringify(data) });
+  const post = async (path: string, body: string): Promise<void> => {
     const query = new URLSearchParams(signRequest(credentials, { method: 'POST', path, body }));
     const target = new URL(`${path}?${query}`, base);
     let response: Response;
@@ -95,8 +106,20 @@ export function createBroadcaster(options: BroadcasterOptions): NotificationBroa
     await response.body?.cancel();
   };
 
+  const publish = (channels: readonly string[], event: string, data: unknown): Promise<void> =>
+    post(`${appPath}/events`, JSON.stringify({ name: event, channels, data: JSON.stringify(data) }));
+
+  const publishBatch = (events: readonly BroadcastEvent[]): Promise<void> =>
+    post(
+      `${appPath}/batch_events`,
+      JSON.stringify({
+        batch: events.map((e) => ({ name: e.event, channel: e.channel, data: JSON.stringify(e.data) })),
+      }),
+    );
+
   return {
     publish,
+    publishBatch,
     publishChange: (owner, change) => publish([notificationChannelName(owner)], change.event, change.data),
   };
 }

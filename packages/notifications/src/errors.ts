@@ -11,7 +11,9 @@ export type NotificationErrorCode =
   /** The store could not read or write. */
   | 'store_failed'
   /** Options given to a factory are unusable. */
-  | 'invalid_options';
+  | 'invalid_options'
+  /** The notification service answered a client's request with an error, or could not be reached. */
+  | 'request_failed';
 
 /** The package's error: a code from a closed set, a message, and the cause when there is one. */
 export class NotificationError extends Error {
@@ -19,15 +21,26 @@ export class NotificationError extends Error {
   readonly code: NotificationErrorCode;
   /** The channel the error happened in, when it happened in one. */
   readonly channel: string | undefined;
+  /** The HTTP status the service answered, for `request_failed` (undefined when it was not reached). */
+  readonly status: number | undefined;
+  /** The body the service answered, parsed as JSON when it was JSON, for `request_failed`. */
+  readonly body: unknown;
 
   constructor(
     code: NotificationErrorCode,
     message: string,
-    options: { cause?: unknown; channel?: string | undefined } = {},
+    options: {
+      cause?: unknown;
+      channel?: string | undefined;
+      status?: number | undefined;
+      body?: unknown;
+    } = {},
   ) {
     super(message, { cause: options.cause });
     this.code = code;
     this.channel = options.channel;
+    this.status = options.status;
+    this.body = options.body;
   }
 }
 

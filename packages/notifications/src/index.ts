@@ -1,9 +1,9 @@
 export {
-  CSRF_HEADER,
   createNotificationApi,
   type NotificationApiErrorCode,
   type NotificationApiOptions,
   type NotificationUser,
+  PREFERENCES_ROUTE,
 } from './api.js';
 export {
   type BellBroadcasting,
@@ -26,6 +26,12 @@ export {
   notificationChannelName,
 } from './broadcaster.js';
 export type { Delivery, DeliveryOutcome, NotificationChannel } from './channel.js';
+export {
+  createNotificationClient,
+  type NotificationClient,
+  type NotificationClientOptions,
+  type SendOptions,
+} from './client.js';
 export { createDatabaseChannel, type DatabaseChannelOptions } from './database-channel.js';
 export { isNotificationError, NotificationError, type NotificationErrorCode } from './errors.js';
 export { type NotificationLogger, silentNotificationLogger } from './logger.js';
@@ -50,9 +56,28 @@ export {
   type SendFailure,
   type SendReport,
 } from './notifier.js';
+export {
+  ANY_NOTIFICATION_TYPE,
+  type ChannelPreferences,
+  type NotificationPreferences,
+  preferenceOwnerKey,
+  refusedChannelsOf,
+} from './preferences.js';
 export type { NewNotificationRecord, NotifiableKey, NotificationRecord } from './record.js';
 export {
+  createSendApi,
+  IDEMPOTENCY_KEY_HEADER,
+  IDEMPOTENT_REPLAYED_HEADER,
+  SEND_ROUTE,
+  type SendApiErrorCode,
+  type SendApiOptions,
+  type SendRequest,
+  type SendResult,
+  type SendResultFailure,
+} from './send-api.js';
+export {
   createNotificationStore,
+  type IdempotencyClaim,
   isNotificationId,
   type MarkReadOutcome,
   type NotificationFilter,
@@ -60,3 +85,20 @@ export {
   type NotificationStore,
   type NotificationStoreOptions,
 } from './store.js';
+export {
+  CSRF_HEADER,
+  createUserAuth,
+  type UserAuth,
+  type UserAuthOptions,
+  type UserAuthOutcome,
+} from './user-auth.js';
+export {
+  createUserTokenVerifier,
+  DEFAULT_USER_TOKEN_AUDIENCE,
+  type SignUserTokenOptions,
+  signUserToken,
+  type UserTokenError,
+  type UserTokenKey,
+  type UserTokenVerifier,
+  type UserTokenVerifierOptions,
+} from './user-token.js';

@@ -1,14 +1,21 @@
 import { randomUUID } from 'node:crypto';
 import type { Delivery, DeliveryOutcome, NotificationChannel } from './channel.js';
 import { NotificationError } from './errors.js';
+import { runLimited } from './internal/limit.js';
 import type { NotificationLogger } from './logger.js';
 import { silentNotificationLogger } from './logger.js';
 import { type Notifiable, type Notification, notificationType } from './notification.js';
+import { type ChannelPreferences, preferenceOwnerKey } from './preferences.js';
 
 /** Options of {@link createNotifier}. */
 export interface NotifierOptions {
   /** The channels by name, as `via()` names them. */
   readonly channels: Readonly<Record<string, NotificationChannel>>;
+  /**
+   * The notifiables' channel preferences (the store is one): refused channels are left out before any
+   * channel runs, and counted in the report's `skipped`.
+   */
+  readonly preferences?: ChannelPreferences | undefined;
   /** How many single deliveries one channel runs at once (default 16). */
   readonly concurrency?: number | undefined;
   readonly logger?: NotificationLogger | undefined;
@@ -31,6 +38,8 @@ export interface SendReport {
   readonly ids: readonly string[];
   /** How many deliveries succeeded, per channel. */
   readonly delivered: Readonly<Record<string, number>>;
+  /** How many deliveries were left out because the notifiable's preferences refuse the channel, per channel. */
+  readonly skipped: Readonly<Record<string, number>>;
   readonly failures: readonly SendFailure[];
 }
 
@@ -51,7 +60,8 @@ export interface Notifier {
    * Sends a notification to one or many notifiables through the channels each one's `via()` names.
    * A failing channel does not stop the others; failures come back together in the report.
    *
-   * @throws {NotificationError} `unknown_channel` before anything is sent, when `via()` names a channel not registered.
+   * @throws {NotificationError} `unknown_channel` before anything is sent, when `via()` names a channel not registered;
+   *   `store_failed` before anything is sent, when the preferences cannot be read.
    */
   send(notifiables: Notifiable | readonly Notifiable[], notification: Notification): Promise<SendReport>;
   /** Gives a notifiable a `notify(notification)` method bound to this sender. */
@@ -78,21 +88,6 @@ function asNotificationError(error: unknown, channel: string): NotificationError
   });
 }
 
-async function runLimited<T>(
-  items: readonly T[],
-  limit: number,
-  task: (item: T) => Promise<void>,
-): Promise<void> {
-  let next = 0;
-  const workers = Array.from({ length: Math.min(limit, items.length) }, async () => {
-    while (next < items.length) {
-      const item = items[next++] as T;
-      await task(item);
-    }
-  });
-  await Promise.all(workers);
-}
-
 /**
  * Creates a notification sender over named channels.
  *
@@ -115,16 +110,41 @@ export function createNotifier(options: NotifierOptions): Notifier {
     const createdAt = new Date();
     const byChannel = new Map<string, Delivery[]>();
     const ids: string[] = [];
-    for (const notifiable of notifiables) {
-      const id = randomUUID();
-      ids.push(id);
-      for (const name of new Set(notification.via(notifiable))) {
+    const skipped: Record<string, number> = {};
+    const wanted = notifiables.map((notifiable) => {
+      const names = [...new Set(notification.via(notifiable))];
+      for (const name of names) {
         if (!channels.has(name)) {
           throw new NotificationError(
             'unknown_channel',
             `no channel named "${name}" is registered (registered: ${[...channels.keys()].join(', ') || 'none'})`,
             { channel: name },
           );
+        }
+      }
+      return names;
+    });
+    let refused: ReadonlyMap<string, ReadonlySet<string>> | undefined;
+    if (options.preferences && !anonymous && notifiables.length > 0) {
+      try {
+        refused = await options.preferences.refusedChannels(
+          notifiables.map((n) => ({ type: n.type, id: String(n.id) })),
+          type,
+        );
+      } catch (cause) {
+        throw new NotificationError('store_failed', 'reading channel preferences failed', { cause });
+      }
+    }
+    for (const [index, notifiable] of notifiables.entries()) {
+      const id = randomUUID();
+      ids.push(id);
+      const refusedHere = refused?.get(
+        preferenceOwnerKey({ type: notifiable.type, id: String(notifiable.id) }),
+      );
+      for (const name of wanted[index] as string[]) {
+        if (refusedHere?.has(name)) {
+          skipped[name] = (skipped[name] ?? 0) + 1;
+          continue;
         }
         const list = byChannel.get(name) ?? [];
         byChannel.set(name, list);
@@ -171,7 +191,7 @@ export function createNotifier(options: NotifierOptions): Notifier {
         }
       });
     }
-    return { ok: failures.length === 0, ids, delivered, failures };
+    return { ok: failures.length === 0, ids, delivered, skipped, failures };
   };
 
   const route = (routes: Map<string, unknown>): PendingRoute => ({

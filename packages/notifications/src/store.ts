@@ -1,4 +1,4 @@
-import { mkdirSync } from 'node:fs';
+import { mkdir } from 'node:fs/promises';
 import { PGlite } from '@electric-sql/pglite';
 import {
   type Expression,
@@ -17,13 +17,23 @@ import { migrationProvider } from './internal/schema.js';
 import type { NotificationLogger } from './logger.js';
 import { silentNotificationLogger } from './logger.js';
 import type { NotificationData } from './notification-data.js';
+import {
+  ANY_NOTIFICATION_TYPE,
+  type ChannelPreferences,
+  type NotificationPreferences,
+  preferenceOwnerKey,
+  refusedChannelsOf,
+} from './preferences.js';
 import type { NewNotificationRecord, NotifiableKey, NotificationRecord } from './record.js';
 
 /** Where the store keeps its rows and how it opens them. */
 export interface NotificationStoreOptions {
   /** A PostgreSQL URL; when given, PostgreSQL is used instead of the embedded database. */
   readonly url?: string | undefined;
-  /** The embedded database's data directory; without it (and without `url`) the store lives in memory. */
+  /**
+   * The embedded database's data directory, created with its parents when missing; without it (and without
+   * `url`) the store lives in memory.
+   */
   readonly dataDir?: string | undefined;
   /** The PostgreSQL schema the table lives in (created when missing); `public` by default. */
   readonly schema?: string | undefined;
@@ -61,6 +71,20 @@ export interface MarkReadOutcome {
   readonly changed: boolean;
 }
 
+/** What claiming an idempotency key found. */
+export type IdempotencyClaim =
+  /** The key was free and is now held by this request. */
+  | { readonly state: 'claimed' }
+  /** Another request holds the key and has not finished. */
+  | { readonly state: 'in_progress'; readonly fingerprint: string }
+  /** A request with this key finished; its answer is kept. */
+  | {
+      readonly state: 'completed';
+      readonly fingerprint: string;
+      readonly status: number;
+      readonly response: unknown;
+    };
+
 /** The notification store: Laravel's `notifications` table in embedded PGlite or PostgreSQL. */
 export interface NotificationStore {
   /** `pglite` or `postgres`. */
@@ -89,6 +113,21 @@ export interface NotificationStore {
   delete(owner: NotifiableKey, id: string): Promise<boolean>;
   /** Deletes every notification matching the filter and returns how many went. */
   deleteAll(owner: NotifiableKey, filter?: NotificationFilter): Promise<number>;
+  /** A notifiable's channel preferences per notification type (empty when never set). */
+  getPreferences(owner: NotifiableKey): Promise<NotificationPreferences>;
+  /** Replaces a notifiable's channel preferences with these. */
+  setPreferences(owner: NotifiableKey, preferences: NotificationPreferences): Promise<void>;
+  /** The channels each notifiable refuses for a notification type; the sender asks before any channel runs. */
+  refusedChannels: ChannelPreferences['refusedChannels'];
+  /**
+   * Holds an idempotency key for a request with this fingerprint, unless a request made since `since`
+   * already holds it. Keys older than `since` are forgotten.
+   */
+  claimIdempotencyKey(key: string, fingerprint: string, since: Date): Promise<IdempotencyClaim>;
+  /** Keeps the answer of the request that holds the key, for its retries. */
+  completeIdempotencyKey(key: string, status: number, response: unknown): Promise<void>;
+  /** Lets a key go (the request failed before sending anything), so a retry can send. */
+  releaseIdempotencyKey(key: string): Promise<void>;
   /** Closes the connections (or the embedded database). */
   close(): Promise<void>;
 }
@@ -124,6 +163,19 @@ function toRecord(row: Row): NotificationRecord {
   };
 }
 
+function preferencesOf(
+  rows: ReadonlyArray<{ notification_type: string; channel: string; enabled: boolean }>,
+): NotificationPreferences {
+  const preferences: Record<string, Record<string, boolean>> = {};
+  for (const row of rows) {
+    preferences[row.notification_type] = {
+      ...preferences[row.notification_type],
+      [row.channel]: row.enabled,
+    };
+  }
+  return preferences;
+}
+
 function openDialect(options: NotificationStoreOptions): {
   driver: 'pglite' | 'postgres';
   db: Kysely<Database>;
@@ -132,8 +184,6 @@ function openDialect(options: NotificationStoreOptions): {
     const pool = new pg.Pool({ connectionString: options.url, max: options.poolSize ?? 10 });
     return { driver: 'postgres', db: new Kysely<Database>({ dialect: new PostgresDialect({ pool }) }) };
   }
-  // PGlite creates its own folder but not the ones above it: `./data/notifications` should just work.
-  if (options.dataDir && !options.dataDir.includes('://')) mkdirSync(options.dataDir, { recursive: true });
   const pglite = new PGlite(options.dataDir);
   return { driver: 'pglite', db: new Kysely<Database>({ dialect: new PGliteDialect(pglite) }) };
 }
@@ -158,6 +208,16 @@ export async function createNotificationStore(
     );
   }
   const batchSize = options.batchSize ?? 1000;
+  // PGlite makes only the last folder of its data directory: a fresh checkout has no `data/` yet.
+  if (!options.url && options.dataDir && !options.dataDir.includes('://')) {
+    try {
+      await mkdir(options.dataDir, { recursive: true });
+    } catch (cause) {
+      throw new NotificationError('store_failed', `cannot create the data directory ${options.dataDir}`, {
+        cause,
+      });
+    }
+  }
   const { driver, db: root } = openDialect(options);
   const db = root.withSchema(schemaName);
 
@@ -307,6 +367,107 @@ export async function createNotificationStore(
         .where((eb) => conditions(eb, filter))
         .executeTakeFirst();
       return Number(result.numDeletedRows);
+    },
+    async getPreferences(owner) {
+      const rows = await db
+        .selectFrom('notification_preferences')
+        .select(['notification_type', 'channel', 'enabled'])
+        .where('notifiable_type', '=', owner.type)
+        .where('notifiable_id', '=', owner.id)
+        .orderBy('notification_type')
+        .orderBy('channel')
+        .execute();
+      return preferencesOf(rows);
+    },
+    async setPreferences(owner, preferences) {
+      const now = new Date();
+      const rows = Object.entries(preferences).flatMap(([notificationType, channels]) =>
+        Object.entries(channels).map(([channel, enabled]) => ({
+          notifiable_type: owner.type,
+          notifiable_id: owner.id,
+          notification_type: notificationType,
+          channel,
+          enabled,
+          updated_at: now,
+        })),
+      );
+      await root.transaction().execute(async (trx) => {
+        const scoped = trx.withSchema(schemaName);
+        await scoped
+          .deleteFrom('notification_preferences')
+          .where('notifiable_type', '=', owner.type)
+          .where('notifiable_id', '=', owner.id)
+          .execute();
+        if (rows.length > 0) await scoped.insertInto('notification_preferences').values(rows).execute();
+      });
+    },
+    async refusedChannels(owners, notificationType) {
+      const refused = new Map<string, ReadonlySet<string>>();
+      const byType = new Map<string, string[]>();
+      for (const owner of owners) {
+        const ids = byType.get(owner.type) ?? [];
+        byType.set(owner.type, ids);
+        ids.push(owner.id);
+      }
+      for (const [ownerType, ids] of byType) {
+        for (let start = 0; start < ids.length; start += batchSize) {
+          const rows = await db
+            .selectFrom('notification_preferences')
+            .select(['notifiable_id', 'notification_type', 'channel', 'enabled'])
+            .where('notifiable_type', '=', ownerType)
+            .where('notifiable_id', 'in', ids.slice(start, start + batchSize))
+            .where('notification_type', 'in', [notificationType, ANY_NOTIFICATION_TYPE])
+            .execute();
+          const perOwner = new Map<string, typeof rows>();
+          for (const row of rows)
+            perOwner.set(row.notifiable_id, [...(perOwner.get(row.notifiable_id) ?? []), row]);
+          for (const [id, own] of perOwner) {
+            const channels = refusedChannelsOf(preferencesOf(own), notificationType);
+            if (channels.size > 0) refused.set(preferenceOwnerKey({ type: ownerType, id }), channels);
+          }
+        }
+      }
+      return refused;
+    },
+    async claimIdempotencyKey(key, fingerprint, since) {
+      await db.deleteFrom('notification_idempotency_keys').where('created_at', '<', since).execute();
+      // Twice at most: a key released between the insert and the read is free again on the second turn.
+      for (let attempt = 0; ; attempt++) {
+        const inserted = await db
+          .insertInto('notification_idempotency_keys')
+          .values({ key, fingerprint, status: null, response: null })
+          .onConflict((oc) => oc.column('key').doNothing())
+          .returning('key')
+          .executeTakeFirst();
+        if (inserted !== undefined) return { state: 'claimed' };
+        const row = await db
+          .selectFrom('notification_idempotency_keys')
+          .select(['fingerprint', 'status', 'response'])
+          .where('key', '=', key)
+          .executeTakeFirst();
+        if (row === undefined) {
+          if (attempt === 0) continue;
+          // Released again at once: someone is sending with this key right now.
+          return { state: 'in_progress', fingerprint };
+        }
+        if (row.status === null) return { state: 'in_progress', fingerprint: row.fingerprint };
+        return {
+          state: 'completed',
+          fingerprint: row.fingerprint,
+          status: row.status,
+          response: row.response,
+        };
+      }
+    },
+    async completeIdempotencyKey(key, status, response) {
+      await db
+        .updateTable('notification_idempotency_keys')
+        .set({ status, response: JSON.stringify(response) })
+        .where('key', '=', key)
+        .execute();
+    },
+    async releaseIdempotencyKey(key) {
+      await db.deleteFrom('notification_idempotency_keys').where('key', '=', key).execute();
     },
     async close() {
       await root.destroy();

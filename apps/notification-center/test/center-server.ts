@@ -1,0 +1,66 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { silentNotificationLogger } from '@herald/notifications';
+import { type ServerType, serve } from '@hono/node-server';
+import pg from 'pg';
+import { createNotificationCenter, type NotificationCenter } from '../src/center.js';
+import { configFromEnv } from '../src/config.js';
+
+/** The PostgreSQL the tests use: DATABASE_URL, or the machine's default test database. */
+export const POSTGRES_URL = process.env.DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/test';
+
+/** A notification center listening on a random port, over a real HTTP server. */
+export interface RunningCenter {
+  readonly center: NotificationCenter;
+  readonly base: string;
+  stop(): Promise<void>;
+}
+
+/** The two stores a center can run on, for `describe.each`. */
+export const CENTER_STORES = ['pglite', 'postgres'] as const;
+export type CenterStore = (typeof CENTER_STORES)[number];
+
+/**
+ * Starts the notification center from environment variables, as its bin does, on PGlite in a temp folder or
+ * on PostgreSQL in a schema of its own; `stop` closes it and removes the folder or drops the schema.
+ */
+export async function startCenter(
+  store: CenterStore,
+  env: Record<string, string | undefined>,
+): Promise<RunningCenter> {
+  let storeEnv: Record<string, string>;
+  let cleanup: () => Promise<void>;
+  if (store === 'pglite') {
+    const dataDir = await mkdtemp(join(tmpdir(), 'herald-nc-store-'));
+    storeEnv = { NOTIFICATION_PGLITE_DIR: dataDir };
+    cleanup = () => rm(dataDir, { recursive: true, force: true });
+  } else {
+    const schema = `herald_nc_test_${process.pid}_${Math.random().toString(36).slice(2, 10)}`;
+    storeEnv = { DATABASE_URL: POSTGRES_URL, NOTIFICATION_DATABASE_SCHEMA: schema };
+    cleanup = async () => {
+      const client = new pg.Client({ connectionString: POSTGRES_URL });
+      await client.connect();
+      try {
+        await client.query(`drop schema if exists "${schema}" cascade`);
+      } finally {
+        await client.end();
+      }
+    };
+  }
+  const loaded = configFromEnv({ ...storeEnv, ...env });
+  if (!loaded.ok) throw new Error(loaded.problems.join('\n'));
+  const center = await createNotificationCenter(loaded.config, silentNotificationLogger);
+  const server: ServerType = serve({ fetch: center.app.fetch, hostname: '127.0.0.1', port: 0 });
+  await new Promise((resolve) => server.once('listening', resolve));
+  return {
+    center,
+    base: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    async stop() {
+      await new Promise((resolve) => server.close(resolve));
+      await center.close();
+      await cleanup();
+    },
+  };
+}

@@ -1,0 +1,314 @@
+import { createHash } from 'node:crypto';
+import { setImmediate as nextTurn } from 'node:timers/promises';
+import { safeEqual } from '@herald/protocol-core';
+import { type Context, Hono } from 'hono';
+import { bodyLimit } from 'hono/body-limit';
+import type { ContentfulStatusCode } from 'hono/utils/http-status';
+import { z } from 'zod';
+import {
+  bearerToken,
+  canonicalJson,
+  describeIssues,
+  type FieldIssue,
+  readJsonBody,
+} from './internal/http.js';
+import type { NotificationLogger } from './logger.js';
+import { silentNotificationLogger } from './logger.js';
+import type { Notifiable, Notification } from './notification.js';
+import { type NotificationData, notificationDataSchema } from './notification-data.js';
+import type { Notifier, SendReport } from './notifier.js';
+import type { NotificationStore } from './store.js';
+
+/** Options of {@link createSendApi}. */
+export interface SendApiOptions {
+  /** The sender whose channels the API sends through. */
+  readonly notifier: Notifier;
+  /** Keeps idempotency keys (and, through the notifier's channels, the notifications). */
+  readonly store: NotificationStore;
+  /**
+   * The API secret other backends send as `Authorization: Bearer <secret>`. Without one, every request
+   * answers 503 `send_api_disabled`.
+   */
+  readonly secret: string | undefined;
+  /** The channels used when a request names none (default: `database`, and `broadcast` when registered). */
+  readonly defaultChannels?: readonly string[] | undefined;
+  /** The most recipients one request may name (default 10,000). */
+  readonly maxRecipients?: number | undefined;
+  /** The largest request body accepted, in bytes (default 2 MiB: room for 10,000 long ids); larger is a 413. */
+  readonly maxBodyBytes?: number | undefined;
+  /** Recipients sent per step; between steps other requests get their turn (default 500). */
+  readonly chunkSize?: number | undefined;
+  /** How long an idempotency key is remembered (default 24 hours). */
+  readonly idempotencyTtlMs?: number | undefined;
+  readonly logger?: NotificationLogger | undefined;
+}
+
+/** The error codes the send API answers with, each with its HTTP status. */
+export type SendApiErrorCode =
+  | 'bad_request'
+  | 'unauthenticated'
+  | 'validation_failed'
+  | 'idempotency_key_in_progress'
+  | 'idempotency_key_reused'
+  | 'payload_too_large'
+  | 'internal_error'
+  | 'send_api_disabled';
+
+const STATUS: Record<SendApiErrorCode, ContentfulStatusCode> = {
+  bad_request: 400,
+  unauthenticated: 401,
+  validation_failed: 422,
+  idempotency_key_in_progress: 409,
+  idempotency_key_reused: 422,
+  payload_too_large: 413,
+  internal_error: 500,
+  send_api_disabled: 503,
+};
+
+/** The route the send API answers on. */
+export const SEND_ROUTE = '/notification/send';
+
+/** The header a retried request carries so that it is sent only once. */
+export const IDEMPOTENCY_KEY_HEADER = 'Idempotency-Key';
+
+/** The header set on an answer replayed for a retried request. */
+export const IDEMPOTENT_REPLAYED_HEADER = 'Idempotent-Replayed';
+
+/** What `POST /notification/send` takes. */
+export interface SendRequest {
+  /** The users to notify, by id: one or many. */
+  readonly recipients: string | number | ReadonlyArray<string | number>;
+  /** Their notifiable type (`User` by default). */
+  readonly notifiable_type?: string | undefined;
+  /** The notification type, as stored and as preferences name it (e.g. `InvoicePaid`). */
+  readonly type: string;
+  /** The stored data: `title` and `message`, and the bell's optional keys. */
+  readonly data: NotificationData;
+  /** The channels to send through (`database`, `broadcast`, `teamchat`, `teamchat-alerts`…). */
+  readonly channels?: readonly string[] | undefined;
+}
+
+/** One delivery that failed, as the send API reports it. */
+export interface SendResultFailure {
+  readonly channel: string;
+  readonly recipient: string;
+  readonly id: string;
+  readonly code: string;
+  readonly message: string;
+}
+
+/** What `POST /notification/send` answers (inside `data`). */
+export interface SendResult {
+  /** True when every delivery went through. */
+  readonly ok: boolean;
+  /** The notification id of each recipient, in the order given (duplicates removed). */
+  readonly notifications: ReadonlyArray<{ readonly recipient: string; readonly id: string }>;
+  /** Deliveries made, per channel. */
+  readonly delivered: Readonly<Record<string, number>>;
+  /** Deliveries left out because the recipient's preferences refuse the channel, per channel. */
+  readonly skipped: Readonly<Record<string, number>>;
+  readonly failures: readonly SendResultFailure[];
+}
+
+const recipientId = z.union([z.string().trim().min(1).max(255), z.number().int().nonnegative()]);
+
+function sendBodySchema(maxRecipients: number) {
+  return z.strictObject({
+    recipients: z.preprocess(
+      (value) => (value === undefined || Array.isArray(value) ? value : [value]),
+      z.array(recipientId).min(1).max(maxRecipients),
+    ),
+    notifiable_type: z.string().min(1).max(255).default('User'),
+    type: z.string().min(1).max(255),
+    data: notificationDataSchema,
+    channels: z.array(z.string().min(1)).min(1).optional(),
+  });
+}
+
+// RFC 9110 token characters are too strict for UUIDs with braces; any visible ASCII up to 255 is accepted.
+const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
+
+function errorBody(code: SendApiErrorCode, message: string, issues?: readonly FieldIssue[]) {
+  return { error: issues ? { code, message, issues } : { code, message } };
+}
+
+function apiError(c: Context, code: SendApiErrorCode, message: string, issues?: readonly FieldIssue[]) {
+  return c.json(errorBody(code, message, issues), STATUS[code]);
+}
+
+/** The team-chat text of a sent notification: the title in bold, the message, the link. */
+function teamChatText(data: NotificationData): string {
+  return [`*${data.title}*`, data.message, data.action_url].filter(Boolean).join('\n');
+}
+
+function mergeCounts(into: Record<string, number>, from: Readonly<Record<string, number>>): void {
+  for (const [name, count] of Object.entries(from)) into[name] = (into[name] ?? 0) + count;
+}
+
+/**
+ * Creates the send API as a hono router: `POST /notification/send` lets another backend notify users,
+ * authenticated by the API secret, with `Idempotency-Key` support and recipients sent in chunks.
+ *
+ * @example
+ * app.route('/', createSendApi({ notifier, store, secret: process.env.NOTIFICATION_API_SECRET }));
+ */
+export function createSendApi(options: SendApiOptions): Hono {
+  const { notifier, store } = options;
+  const logger = options.logger ?? silentNotificationLogger;
+  const maxRecipients = options.maxRecipients ?? 10_000;
+  const chunkSize = Math.max(1, options.chunkSize ?? 500);
+  const ttl = options.idempotencyTtlMs ?? 24 * 60 * 60 * 1000;
+  const registered = new Set(notifier.channelNames);
+  const defaultChannels =
+    options.defaultChannels ?? ['database', 'broadcast'].filter((name) => registered.has(name));
+  const bodySchema = sendBodySchema(maxRecipients);
+  const app = new Hono();
+
+  const send = async (
+    request: z.output<typeof bodySchema>,
+    channels: readonly string[],
+    progress: { sent: number } = { sent: 0 },
+  ) => {
+    const recipients = [...new Set(request.recipients.map(String))];
+    const notification = {
+      type: request.type,
+      via: () => channels,
+      toDatabase: () => request.data,
+      toTeamChat: () => ({ text: teamChatText(request.data) }),
+    } satisfies Notification & { toTeamChat(): unknown };
+    const result = {
+      notifications: [] as Array<{ recipient: string; id: string }>,
+      delivered: {} as Record<string, number>,
+      skipped: {} as Record<string, number>,
+      failures: [] as SendResultFailure[],
+    };
+    for (let start = 0; start < recipients.length; start += chunkSize) {
+      // Yield between chunks so a bulk send never holds the event loop for long.
+      if (start > 0) await nextTurn();
+      const chunk = recipients.slice(start, start + chunkSize);
+      const notifiables: Notifiable[] = chunk.map((id) => ({ type: request.notifiable_type, id }));
+      const report: SendReport = await notifier.send(notifiables, notification);
+      progress.sent += chunk.length;
+      for (const [index, id] of report.ids.entries()) {
+        result.notifications.push({ recipient: chunk[index] as string, id });
+      }
+      mergeCounts(result.delivered, report.delivered);
+      mergeCounts(result.skipped, report.skipped);
+      for (const failure of report.failures) {
+        result.failures.push({
+          channel: failure.channel,
+          recipient: String(failure.notifiable.id),
+          id: failure.id,
+          code: failure.error.code,
+          message: failure.error.message,
+        });
+      }
+    }
+    return { ok: result.failures.length === 0, ...result } satisfies SendResult;
+  };
+
+  app.onError((error, c) => {
+    logger.error('send API failed', { err: error.message, path: c.req.path });
+    return apiError(c, 'internal_error', 'something went wrong');
+  });
+
+  const limit = bodyLimit({
+    maxSize: options.maxBodyBytes ?? 2 * 1024 * 1024,
+    onError: (c) => apiError(c, 'payload_too_large', 'the request body is too large'),
+  });
+
+  app.post(SEND_ROUTE, limit, async (c) => {
+    if (!options.secret) {
+      return apiError(c, 'send_api_disabled', 'the send API has no secret configured');
+    }
+    const sent = bearerToken(c.req.header('authorization'));
+    if (sent === undefined || !safeEqual(sent, options.secret)) {
+      return apiError(c, 'unauthenticated', 'send the API secret as "Authorization: Bearer <secret>"');
+    }
+    const key = c.req.header(IDEMPOTENCY_KEY_HEADER);
+    if (key !== undefined && !IDEMPOTENCY_KEY.test(key)) {
+      const issues = [
+        { path: 'headers.idempotency-key', message: 'must be 1 to 255 visible ASCII characters' },
+      ];
+      return apiError(c, 'validation_failed', describeIssues(issues), issues);
+    }
+    const body = await readJsonBody(c, bodySchema);
+    if (!body.ok) {
+      return body.reason === 'not_json'
+        ? apiError(c, 'bad_request', 'the request body is not valid JSON')
+        : apiError(c, 'validation_failed', describeIssues(body.issues), body.issues);
+    }
+    const channels = body.value.channels ?? defaultChannels;
+    const unknown: FieldIssue[] = channels.flatMap((name, index) =>
+      registered.has(name)
+        ? []
+        : [
+            {
+              path: body.value.channels ? `channels.${index}` : 'channels',
+              message: `no channel named "${name}" (available: ${[...registered].join(', ')})`,
+            },
+          ],
+    );
+    if (unknown.length > 0) return apiError(c, 'validation_failed', describeIssues(unknown), unknown);
+
+    /**
+     * Sends, and answers what to reply: the result, or a 500 naming how far it got when it stopped part way
+     * (a failure before anything went out is thrown, for `onError`).
+     */
+    const attempt = async (): Promise<{ status: ContentfulStatusCode; body: object }> => {
+      const progress = { sent: 0 };
+      try {
+        return { status: 200, body: { data: await send(body.value, channels, progress) } };
+      } catch (error) {
+        if (progress.sent === 0) throw error;
+        logger.error('send API stopped part way', {
+          sent: progress.sent,
+          err: error instanceof Error ? error.message : String(error),
+        });
+        return {
+          status: STATUS.internal_error,
+          body: errorBody('internal_error', `sending stopped after ${progress.sent} recipients`),
+        };
+      }
+    };
+
+    if (key === undefined) {
+      const answer = await attempt();
+      return c.json(answer.body, answer.status);
+    }
+
+    const fingerprint = createHash('sha256').update(canonicalJson(body.value)).digest('hex');
+    const claim = await store.claimIdempotencyKey(key, fingerprint, new Date(Date.now() - ttl));
+    if (claim.state !== 'claimed' && claim.fingerprint !== fingerprint) {
+      return apiError(
+        c,
+        'idempotency_key_reused',
+        `the ${IDEMPOTENCY_KEY_HEADER} was already used for a different request`,
+      );
+    }
+    if (claim.state === 'in_progress') {
+      return apiError(
+        c,
+        'idempotency_key_in_progress',
+        `a request with this ${IDEMPOTENCY_KEY_HEADER} is still being sent; retry later`,
+      );
+    }
+    if (claim.state === 'completed') {
+      c.header(IDEMPOTENT_REPLAYED_HEADER, 'true');
+      return c.json(claim.response as object, claim.status as ContentfulStatusCode);
+    }
+    let answer: Awaited<ReturnType<typeof attempt>>;
+    try {
+      answer = await attempt();
+    } catch (error) {
+      // Nothing went out, so a retry with this key may send.
+      await store.releaseIdempotencyKey(key);
+      throw error;
+    }
+    // Kept even when it stopped part way: a retry must not send to those recipients again.
+    await store.completeIdempotencyKey(key, answer.status, answer.body);
+    return c.json(answer.body, answer.status);
+  });
+
+  return app;
+}
