@@ -9,13 +9,11 @@ import {
   sh,
 } from '../../../packages/notification-bell/test/fresh-project.js';
 import { launchChromium, openPage, type RunningCenter, seed, startCenter } from './browser.js';
-import { type Listening, listen, startTokenService } from './token-service.js';
+import { type Listening, listen, startTokenService, tokenFor } from './token-service.js';
 
 // A new user's page, end to end: a fresh Vite 8 project installs the packed bell tarball (pnpm, outside the
 // workspace), builds the README's snippet as written, and its built page, on its own origin, works against
 // the notification service on another origin with a host-signed user token.
-
-const TOKENS = { 'token-for-bob': { id: 'bob', name: 'Bob' } };
 
 describe('a fresh Vite project’s page against the service on another origin', () => {
   let browser: Browser;
@@ -30,12 +28,11 @@ describe('a fresh Vite project’s page against the service on another origin', 
     host = await listen(hostApp);
     service = await startTokenService({
       store: running.center.store,
-      tokens: TOKENS,
       allowOrigin: host.origin,
     });
     const options = JSON.stringify({
       userId: 'bob',
-      authToken: 'token-for-bob',
+      authToken: await tokenFor('bob', 'Bob'),
       apiUrl: `${service.origin}/notification/notifications/unread.json`,
     });
     fresh = await createFreshProject(`<!doctype html><html lang="en"><head><meta charset="utf-8">

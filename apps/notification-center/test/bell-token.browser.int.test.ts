@@ -1,4 +1,3 @@
-import type { NotificationUser } from '@herald/notifications';
 import { serveStatic } from '@hono/node-server/serve-static';
 import { Hono } from 'hono';
 import type { Browser, Request as PageRequest } from 'playwright-core';
@@ -7,19 +6,19 @@ import { installedBellAssets } from '../src/bell-assets.js';
 import { configFromEnv } from '../src/config.js';
 import { launchChromium, openPage, type RunningCenter, startCenter } from './browser.js';
 import { type RealtimeProcess, startRealtime } from './realtime-process.js';
-import { type Listening, listen, startTokenService } from './token-service.js';
+import { type Listening, listen, startTokenService, tokenFor } from './token-service.js';
 
 // A host page on one origin embeds the bell; the notification service runs on another. The bell signs its
 // requests with a user token the host's backend issued (`authToken` → `Authorization: Bearer`), with no cookie
 // and no CSRF token, to the JSON API and to /broadcasting/auth, and gets live pushes through a real Herald
 // real-time server.
 //
-// The service is composed in the test (./token-service.ts): see there what stands in for what.
+// The service is composed in the test from the real parts (./token-service.ts), with real signed user tokens.
 
 const APP = { id: 'bell-token', key: 'bell-token-key', secret: 'bell-token-secret' };
-const TOKENS: Record<string, NotificationUser> = { 'token-for-alice': { id: 'alice', name: 'Alice' } };
 
 describe('a token-authenticated bell on a page of another origin', () => {
+  let token = '';
   let browser: Browser;
   let realtime: RealtimeProcess;
   let running: RunningCenter;
@@ -48,14 +47,14 @@ describe('a token-authenticated bell on a page of another origin', () => {
     // The service, on another origin, allowing the host's.
     service = await startTokenService({
       store: running.center.store,
-      tokens: TOKENS,
       allowOrigin: host.origin,
       realtime: realtimeTarget,
     });
 
+    token = await tokenFor('alice', 'Alice');
     const options = {
       apiUrl: `${service.origin}/notification/notifications/unread.json`,
-      authToken: 'token-for-alice',
+      authToken: token,
       userId: 'alice',
       enablePolling: false,
       broadcasting: {
@@ -141,7 +140,7 @@ describe('a token-authenticated bell on a page of another origin', () => {
     );
     for (const request of sent) {
       const headers = await request.allHeaders();
-      expect(headers.authorization).toBe('Bearer token-for-alice');
+      expect(headers.authorization).toBe(`Bearer ${token}`);
       expect(headers['x-csrf-token']).toBeUndefined();
       expect(headers.cookie).toBeUndefined();
     }

@@ -1,15 +1,29 @@
 import type { AddressInfo } from 'node:net';
-import { createNotificationApi, type NotificationStore, type NotificationUser } from '@herald/notifications';
+import {
+  createNotificationApi,
+  createUserAuth,
+  createUserTokenVerifier,
+  type NotificationStore,
+  signUserToken,
+} from '@herald/notifications';
 import { serve } from '@hono/node-server';
-import { type Context, Hono } from 'hono';
+import { Hono } from 'hono';
 import { cors } from 'hono/cors';
 import { answerChannelAuth } from '../src/broadcasting-auth.js';
 import type { RealtimeTarget } from '../src/config.js';
 
-// The notification service as a host page on another origin sees it, composed for the bell's browser tests
-// from the real JSON API, the real channel authorisation and hono's CORS middleware. Its user tokens stand in
-// for the service's signed user tokens (issue 18's service half, built elsewhere) and follow the documented
-// rule: a request carrying a bearer token is judged by it alone, and its writes need no CSRF token.
+// The notification service as a host page on another origin sees it, composed for the bell's browser tests from
+// the real parts: the JSON API and /broadcasting/auth behind real signed user tokens (createUserTokenVerifier,
+// the same `createUserAuth` the service uses), the real channel authorisation and hono's CORS middleware for the
+// host's origin. A request carrying a bearer token is judged by it alone, and its writes need no CSRF token.
+
+/** The shared secret the host's backend signs its users' tokens with in these tests. */
+export const TOKEN_SECRET = 'bell-tests-user-token-secret-0123456789';
+
+/** A user token as the host's backend would sign it (signUserToken, HS256). */
+export function tokenFor(userId: string, name?: string): Promise<string> {
+  return signUserToken({ secret: TOKEN_SECRET, userId, ...(name ? { name } : {}) });
+}
 
 /** A server on a random loopback port: its origin, and how to stop it. */
 export interface Listening {
@@ -27,21 +41,18 @@ export async function listen(app: Hono): Promise<Listening> {
   };
 }
 
-/** What the token service serves: whose notifications, which tokens, and the one origin it allows. */
+/** What the token service serves: whose notifications, and the one origin it allows. */
 export interface TokenServiceOptions {
   readonly store: NotificationStore;
-  readonly tokens: Readonly<Record<string, NotificationUser>>;
   readonly allowOrigin: string;
   /** Authorises private channels on this real-time app at `/broadcasting/auth`; none when not given. */
   readonly realtime?: RealtimeTarget | undefined;
 }
 
 /** Starts the JSON API and `/broadcasting/auth` behind bearer user tokens and CORS for one origin. */
-export function startTokenService(options: TokenServiceOptions): Promise<Listening> {
-  const userOf = (c: Context): NotificationUser | undefined => {
-    const match = /^Bearer (.+)$/.exec(c.req.header('authorization') ?? '');
-    return match ? options.tokens[match[1] as string] : undefined;
-  };
+export async function startTokenService(options: TokenServiceOptions): Promise<Listening> {
+  const userTokens = await createUserTokenVerifier({ secret: TOKEN_SECRET });
+  const identify = createUserAuth({ userTokens });
   const app = new Hono();
   app.use(
     '*',
@@ -52,26 +63,14 @@ export function startTokenService(options: TokenServiceOptions): Promise<Listeni
       maxAge: 600,
     }),
   );
-  const api = createNotificationApi({
-    store: options.store,
-    authenticate: userOf,
-    // This API build checks a CSRF token on every write: the token's user is handed the one it expects, only
-    // after the bearer token was accepted (the stand-in for "token writes need no CSRF token").
-    csrfToken: (_c, user) => `token-session:${user.id}`,
-  });
-  app.all('/notification/*', (c) => {
-    const user = userOf(c);
-    if (!user) return api.fetch(c.req.raw);
-    const headers = new Headers(c.req.raw.headers);
-    headers.set('x-csrf-token', `token-session:${user.id}`);
-    return api.fetch(new Request(c.req.raw, { headers }));
-  });
-  app.post('/broadcasting/auth', (c) => {
-    const user = userOf(c);
-    if (!user) return c.json({ error: { code: 'unauthenticated', message: 'send a user token' } }, 401);
+  const api = createNotificationApi({ store: options.store, userTokens });
+  app.all('/notification/*', (c) => api.fetch(c.req.raw));
+  app.post('/broadcasting/auth', async (c) => {
+    const outcome = await identify(c, { write: false });
+    if (!outcome.ok) return c.json({ error: { code: outcome.code, message: outcome.message } }, 401);
     if (!options.realtime)
       return c.json({ error: { code: 'not_configured', message: 'no real-time server' } }, 404);
-    return answerChannelAuth(c, options.realtime, user);
+    return answerChannelAuth(c, options.realtime, outcome.user);
   });
   return listen(app);
 }
