@@ -38,6 +38,14 @@ export interface BellOptions {
   readonly authToken?: string | undefined;
   /** Whether the bell's requests carry cookies: `same-origin` (default), `include` or `omit`. */
   readonly credentials?: 'same-origin' | 'include' | 'omit' | undefined;
+  /** Which notifications the list shows first: `all` (default) or `unread`. */
+  readonly filter?: 'all' | 'unread' | undefined;
+  /** Show the "All" and "Unread" tabs (default true). */
+  readonly tabs?: boolean | undefined;
+  /** The bell's language (`en`, `de`, `fr` ship; default: the page's `lang`). */
+  readonly locale?: string | undefined;
+  /** The bell's words as data, over the shipped table for `locale` (keys as the bell's strings table). */
+  readonly strings?: Readonly<Record<string, string>> | undefined;
 }
 
 /** What {@link renderNotificationBell} needs: the options, the user, and where the bell's assets are served. */

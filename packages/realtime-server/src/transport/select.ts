@@ -1,8 +1,7 @@
-import type * as Uws from '@trufflesuite/uws-js-unofficial';
 import { RealtimeServerError } from '../errors.js';
 import { createPortableTransport } from './portable.js';
 import type { TransportFactory, TransportName, TransportPreference } from './types.js';
-import { createUwsTransport } from './uws.js';
+import { createUwsTransportFrom } from './uws.js';
 import { loadNativeUws, runtimeTarget, UWS_CANDIDATES, type UwsAttempt } from './uws-loader.js';
 
 /** The transport a server will run, and why, in one plain sentence for the start-up log. */
@@ -50,12 +49,12 @@ export function selectTransport(
   }
   const load = loadNativeUws(candidates);
   if (load.ok) {
-    const module = load.uws.module as unknown as typeof Uws;
+    const { module } = load.uws;
     return {
       name: 'uws',
       native: true,
       reason: `uws (native uWebSockets.js from ${load.uws.source}) on ${node}`,
-      create: (options) => createUwsTransport(module, options),
+      create: (options) => createUwsTransportFrom(module, options),
     };
   }
   const why = describeAttempts(load.attempts);

@@ -138,3 +138,11 @@ export function createUwsTransport<Data>(uws: UwsModule, options: TransportOptio
     },
   };
 }
+
+/** The uWS transport on an addon the loader found (its exports untyped until here, where uWS's types live). */
+export function createUwsTransportFrom<Data>(
+  module: Record<string, unknown>,
+  options: TransportOptions<Data>,
+): Transport {
+  return createUwsTransport(module as unknown as UwsModule, options);
+}
