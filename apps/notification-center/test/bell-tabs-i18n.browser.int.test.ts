@@ -122,6 +122,7 @@ ${bellPage.tags.js}</body></html>`,
   });
 
   it('counts a notification made in the page beside the server’s, across polls, and the demo page follows', async () => {
+    await running.center.store.deleteAll({ type: 'User', id: 'alice' }); // whatever an earlier test left
     await seed(running.center.store, 'alice', [{ title: 'From the server', message: 'one', minutesAgo: 1 }]);
     const { context, page, errors } = await signIn(browser, running.base, 'alice');
     await page.clock.install(); // the poll's interval is the test's to move on

@@ -22,4 +22,9 @@ describe('formatRelativeTime', () => {
   it('gives nothing for a time it cannot read', () => {
     expect(formatRelativeTime('not a date', now, 'en')).toBe('');
   });
+
+  it('rounds a half away from zero, in the past as in the future', () => {
+    expect(formatRelativeTime(ago(90 * 60), now, 'en')).toBe('2 hours ago');
+    expect(formatRelativeTime(ago(-90 * 60), now, 'en')).toBe('in 2 hours');
+  });
 });

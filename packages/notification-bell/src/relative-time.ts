@@ -27,7 +27,10 @@ export function formatRelativeTime(when: string | Date, now: Date = new Date(), 
   if (Math.abs(seconds) < 45) return formatter.format(0, 'second');
   for (const [unit, size] of UNITS) {
     if (Math.abs(seconds) >= size || unit === 'second') {
-      return formatter.format(Math.round(seconds / size), unit);
+      // Half away from zero both ways: 90 minutes ago reads "2 hours ago" as 90 minutes ahead reads "in 2 hours"
+      // (Math.round alone rounds -1.5 up to -1).
+      const amount = Math.sign(seconds) * Math.round(Math.abs(seconds) / size);
+      return formatter.format(amount, unit);
     }
   }
   return '';

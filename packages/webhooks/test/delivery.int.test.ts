@@ -479,7 +479,9 @@ describe('apps that change', () => {
     apps[APP_ID] = { ...rotated, webhooks: apps[APP_ID]!.webhooks };
     delete apps['app-2'];
     apps['app-3'] = appWith([{ url: `${hook.url}/elsewhere`, event_types: ['channel_occupied'] }]);
-    hook.answer = () => 200;
+    // A receiver that knows only the new secret: a retry already on its way, signed with the old one, is refused
+    // like any forged request, and the next attempt must carry the new signature.
+    hook.answer = (request) => (verify(request, rotated).valid ? 200 : 401);
     await hook.waitFor((requests) => requests.some((request) => request.status === 200));
     await eventually(async () =>
       (await registry.metrics()).includes(
