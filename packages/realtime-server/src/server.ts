@@ -495,7 +495,7 @@ export function createRealtimeServer(options: RealtimeServerOptions): RealtimeSe
     state.subscribers += 1;
     app.metrics.subscriptions.inc();
     cluster?.setLocalSubscriptions(app.config.id, channel, state.subscribers);
-    countChanged(app, channel, traits);
+    if (app.config.subscriptionCount) countChanged(app, channel, traits);
     if (member && state.roster) {
       if (!data.presence) data.presence = new Map();
       data.presence.set(channel, member.userId);
@@ -630,7 +630,7 @@ export function createRealtimeServer(options: RealtimeServerOptions): RealtimeSe
     if (!state) return;
     state.subscribers -= 1;
     cluster?.setLocalSubscriptions(app.config.id, channel, Math.max(0, state.subscribers));
-    countChanged(app, channel, describeChannel(channel));
+    if (app.config.subscriptionCount) countChanged(app, channel, describeChannel(channel));
     if (state.roster) {
       data.presence?.delete(channel);
       const change = state.roster.leave(data.socketId);
