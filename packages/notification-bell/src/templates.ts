@@ -89,7 +89,11 @@ export function resolveTemplates(host: Element, given: Partial<BellTemplates> = 
   };
 }
 
-/** The whole widget's markup around the parts: button, badge, live region, dropdown or panel. */
+/**
+ * The whole widget's markup around the parts: button, badge, live region, dropdown or panel. The popover and
+ * backdrop follow `isOpen` through the `hidden` attribute, which applies in the same tick; x-show would wait for an
+ * animation frame, and a dropdown closed by a click outside could stay on screen while the store says closed.
+ */
 export function renderBellMarkup(parts: BellTemplates): string {
   return `<div class="herald-bell" x-data="notificationBell" :data-theme="theme"
   :class="['herald-bell--' + mode, 'herald-bell--' + position, $store.notifications.isOpen ? 'herald-bell--open' : '']"
@@ -102,10 +106,10 @@ export function renderBellMarkup(parts: BellTemplates): string {
     <span class="herald-bell__badge" x-show="$store.notifications.unreadCount > 0" x-text="badgeText" aria-hidden="true"></span>
   </button>
   <div class="herald-bell__sr" aria-live="polite" aria-atomic="true" x-text="$store.notifications.announcement"></div>
-  <div class="herald-bell__backdrop" x-show="$store.notifications.isOpen && mode === 'panel'" @click="close(true)"></div>
+  <div class="herald-bell__backdrop" :hidden="!($store.notifications.isOpen && mode === 'panel')" @click="close(true)"></div>
   <div class="herald-bell__popover" x-ref="panel" :id="panelId" role="dialog" tabindex="-1"
     :aria-modal="mode === 'panel' ? 'true' : 'false'" :aria-labelledby="titleId"
-    x-show="$store.notifications.isOpen"
+    :hidden="!$store.notifications.isOpen"
     @keydown.down="moveFocus($event, 1)" @keydown.up="moveFocus($event, -1)"
     @keydown.home="moveFocus($event, 'first')" @keydown.end="moveFocus($event, 'last')">
     <div class="herald-bell__header">
