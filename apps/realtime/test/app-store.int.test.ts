@@ -6,7 +6,7 @@ import { startTcpProxy, type TcpProxy } from '@herald/app-store-postgres/testing
 import pg from 'pg';
 import Pusher from 'pusher';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { PusherClient } from './pusher-client.js';
+import { type PusherClient, pusherJsClient } from './pusher-client.js';
 import { type RedisProcess, startRedis } from './redis-process.js';
 import { type RunningBin, runBin, startBin } from './run-bin.js';
 
@@ -23,22 +23,7 @@ const clients: PusherClient[] = [];
 const WITHIN_MS = 1000;
 
 function pusherJs(port: number, key: string, sdk?: Pusher): PusherClient {
-  const client = new PusherClient(key, {
-    cluster: 'mt1',
-    wsHost: '127.0.0.1',
-    wsPort: port,
-    forceTLS: false,
-    enabledTransports: ['ws'],
-    disableStats: true,
-    channelAuthorization: {
-      endpoint: '/unused',
-      transport: 'ajax',
-      customHandler: ({ socketId, channelName }, callback) => {
-        if (!sdk) return callback(new Error('no auth'), null);
-        callback(null, sdk.authorizeChannel(socketId, channelName));
-      },
-    },
-  });
+  const client = pusherJsClient(port, key, sdk);
   clients.push(client);
   return client;
 }

@@ -6,7 +6,7 @@ import { loadNativeUws } from '@herald/realtime-server';
 import Pusher from 'pusher';
 import { afterEach, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
-import { PusherClient } from './pusher-client.js';
+import { type PusherClient, pusherJsClient } from './pusher-client.js';
 import { socket } from './raw-socket.js';
 import { type RunningBin, runBin, startBin } from './run-bin.js';
 
@@ -28,22 +28,7 @@ async function start(args: string[] = [], options: { env?: NodeJS.ProcessEnv; cw
 }
 
 function client(port: number, key: string, sdk?: Pusher): PusherClient {
-  const pusher = new PusherClient(key, {
-    cluster: 'mt1',
-    wsHost: '127.0.0.1',
-    wsPort: port,
-    forceTLS: false,
-    enabledTransports: ['ws'],
-    disableStats: true,
-    channelAuthorization: {
-      endpoint: '/unused',
-      transport: 'ajax',
-      customHandler: ({ socketId, channelName }, callback) => {
-        if (!sdk) return callback(new Error('no auth'), null);
-        callback(null, sdk.authorizeChannel(socketId, channelName));
-      },
-    },
-  });
+  const pusher = pusherJsClient(port, key, sdk);
   clients.push(pusher);
   return pusher;
 }
