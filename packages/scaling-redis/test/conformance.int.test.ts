@@ -1,8 +1,7 @@
 import { encodeMemberRemoved } from '@herald/protocol-core';
 import { RateLimiterRes } from 'rate-limiter-flexible';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { redisRateLimitStore } from '../src/rate-limit-store.js';
-import type { RedisServerOptions } from '../src/redis-options.js';
 import { publishRestart } from '../src/restart.js';
 import {
   type Backend,
@@ -12,31 +11,12 @@ import {
   sleep,
   type TestCluster,
 } from './cluster-nodes.js';
-import {
-  type RedisClusterProcesses,
-  type RedisProcess,
-  startRedis,
-  startRedisCluster,
-} from './redis-processes.js';
+import { useRedisLayouts } from './redis-processes.js';
 
 // The same scenarios against the in-memory double of protocol-core and the Redis adapter (one Redis, and a
 // three-master Redis Cluster): the server may rely on either behaving alike.
 
-let redis: RedisProcess | undefined;
-let redisCluster: RedisClusterProcesses | undefined;
-
-beforeAll(async () => {
-  [redis, redisCluster] = await Promise.all([startRedis(), startRedisCluster()]);
-}, 30_000);
-
-afterAll(async () => {
-  await Promise.all([redis?.kill(), redisCluster?.stop()]);
-});
-
-const servers: Array<{ name: string; server: () => RedisServerOptions }> = [
-  { name: 'single Redis', server: () => ({ url: redis?.url }) },
-  { name: 'Redis Cluster', server: () => ({ clusterMode: true, rootNodes: redisCluster?.rootNodes }) },
-];
+const { servers } = useRedisLayouts();
 
 const backends: Backend[] = [memoryBackend, ...servers.map(({ name, server }) => redisBackend(name, server))];
 

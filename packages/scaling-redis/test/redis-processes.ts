@@ -4,6 +4,8 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { afterAll, beforeAll } from 'vitest';
+import type { RedisServerOptions } from '../src/redis-options.js';
 
 // Redis servers started by the tests on random loopback ports, never the machine's own Redis on 6379.
 
@@ -176,5 +178,34 @@ export async function startRedisCluster(extra: readonly string[] = []): Promise<
       throw new Error(`no master serves slot ${slot} of ${key}`);
     },
     stop,
+  };
+}
+
+/** The two Redis layouts a suite runs against, each as the options an adapter or queue takes. */
+export interface RedisLayouts {
+  /** The single redis-server's URL, once started. */
+  readonly url: () => string | undefined;
+  readonly servers: ReadonlyArray<{ readonly name: string; readonly server: () => RedisServerOptions }>;
+}
+
+/**
+ * Starts, for the calling test file, one redis-server and a three-master Redis Cluster of its own (before all its
+ * tests) and stops them after.
+ */
+export function useRedisLayouts(): RedisLayouts {
+  let redis: RedisProcess | undefined;
+  let redisCluster: RedisClusterProcesses | undefined;
+  beforeAll(async () => {
+    [redis, redisCluster] = await Promise.all([startRedis(), startRedisCluster()]);
+  }, 60_000);
+  afterAll(async () => {
+    await Promise.all([redis?.kill(), redisCluster?.stop()]);
+  });
+  return {
+    url: () => redis?.url,
+    servers: [
+      { name: 'single Redis', server: () => ({ url: redis?.url }) },
+      { name: 'Redis Cluster', server: () => ({ clusterMode: true, rootNodes: redisCluster?.rootNodes }) },
+    ],
   };
 }

@@ -16,29 +16,15 @@ import {
   webhookQueueContract,
 } from '@herald/webhooks/testing';
 import Pusher from 'pusher';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { createRedisWebhookQueue, type RedisWebhookQueue } from '../src/webhook-queue.js';
 import { eventually, sleep } from './cluster-nodes.js';
-import {
-  type RedisClusterProcesses,
-  type RedisProcess,
-  startRedis,
-  startRedisCluster,
-} from './redis-processes.js';
+import { startRedis, useRedisLayouts } from './redis-processes.js';
 
 // The Redis stream queue against the port's contract (one Redis, and a Redis Cluster), then two dispatchers on
 // one queue: sharing work in the normal case, and one taking over the jobs a killed node held.
 
-let redis: RedisProcess | undefined;
-let redisCluster: RedisClusterProcesses | undefined;
-
-beforeAll(async () => {
-  [redis, redisCluster] = await Promise.all([startRedis(), startRedisCluster()]);
-}, 60_000);
-
-afterAll(async () => {
-  await Promise.all([redis?.kill(), redisCluster?.stop()]);
-});
+const redis = useRedisLayouts();
 
 const opened: RedisWebhookQueue[] = [];
 const cleanups: Array<() => Promise<void>> = [];
@@ -49,10 +35,7 @@ afterEach(async () => {
 
 const prefix = () => `test-${randomBytes(4).toString('hex')}:`;
 
-const servers = [
-  { name: 'one Redis', server: () => ({ url: redis?.url }) },
-  { name: 'a Redis Cluster', server: () => ({ clusterMode: true, rootNodes: redisCluster?.rootNodes }) },
-];
+const { servers } = redis;
 
 describe.each(servers)('createRedisWebhookQueue on $name', ({ server }) => {
   it('fits the WebhookQueue port of @herald/webhooks', async () => {
@@ -120,7 +103,7 @@ function dispatcherOn(
   apps: Record<string, WebhookApp>,
   leaseMs: number,
 ): WebhookDispatcher {
-  const queue = createRedisWebhookQueue({ url: redis?.url, keyPrefix, leaseMs });
+  const queue = createRedisWebhookQueue({ url: redis.url(), keyPrefix, leaseMs });
   opened.push(queue);
   const dispatcher = createWebhookDispatcher({
     apps: (appId) => apps[appId],
@@ -164,7 +147,7 @@ describe('dispatchers sharing a Redis stream queue', () => {
       {
         env: {
           ...process.env,
-          REDIS_URL: redis?.url,
+          REDIS_URL: redis.url(),
           KEY_PREFIX: keyPrefix,
           RECEIVER_URL: hook.url,
           LEASE_MS: String(leaseMs),
