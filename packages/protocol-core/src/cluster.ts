@@ -142,8 +142,13 @@ export interface ClusterAdapter {
    * Records how many local sockets are subscribed to a channel (0 removes this node's share). When this node's
    * share appearing or going makes the channel occupied or vacated cluster-wide, the adapter tells this node's
    * listener (`channelChanged`), once for the cluster.
+   *
+   * An adapter that routes channel traffic by interest (a node receives a channel's traffic only while it holds
+   * subscribers) returns a promise while this node is starting to receive the channel: the server confirms the
+   * subscription (`pusher_internal:subscription_succeeded`) only once it settles, so nothing published after the
+   * confirmation is missed. The promise never rejects; an adapter with nothing to wait for returns nothing.
    */
-  setLocalSubscriptions(appId: string, channel: string, count: number): void;
+  setLocalSubscriptions(appId: string, channel: string, count: number): void | Promise<void>;
   /**
    * Records whether this node holds signed-in sockets of a user. When that makes the user online (their first
    * signed-in socket anywhere) or offline (their last one anywhere), every node's listener is told (`userChanged`);

@@ -494,18 +494,29 @@ export function createRealtimeServer(options: RealtimeServerOptions): RealtimeSe
     data.channels.add(channel);
     state.subscribers += 1;
     app.metrics.subscriptions.inc();
-    cluster?.setLocalSubscriptions(app.config.id, channel, state.subscribers);
+    // With interest routing, the node's first subscriber of a channel waits until the node receives its traffic.
+    const routed = cluster?.setLocalSubscriptions(app.config.id, channel, state.subscribers);
     if (app.config.subscriptionCount) countChanged(app, channel, traits);
     if (member && state.roster) {
       if (!data.presence) data.presence = new Map();
       data.presence.set(channel, member.userId);
       const change = state.roster.join(data.socketId, member);
       if (cluster) {
-        joinClusterPresence(ws, app, channel, member, change.type === 'member_added');
+        joinClusterPresence(ws, app, channel, member, change.type === 'member_added', routed);
         return;
       }
       send(ws, app, encodeSubscriptionSucceeded(channel, state.roster.snapshot()));
       if (change.type === 'member_added') announceMember(ws, app, channel, member);
+    } else if (routed) {
+      routed.then(
+        guard('channel routing', () => {
+          if (!data.open || !data.channels.has(channel)) return;
+          send(ws, app, encodeSubscriptionSucceeded(channel));
+          if (traits.cache) replayCache(ws, app, channel);
+        }),
+        clusterFailed('channel routing'),
+      );
+      return;
     } else {
       send(ws, app, encodeSubscriptionSucceeded(channel));
     }
@@ -536,42 +547,43 @@ export function createRealtimeServer(options: RealtimeServerOptions): RealtimeSe
     channel: string,
     member: { userId: string; userInfo: unknown },
     newLocally: boolean,
+    routed: void | Promise<void>,
   ): void {
     const data = ws.getUserData();
     const clustered = cluster as ClusterAdapter;
-    clustered
-      .joinPresence({
-        appId: app.config.id,
-        channel,
-        socketId: data.socketId,
-        member,
-        maxMembers: app.config.maxPresenceMembersPerChannel,
-      })
-      .then(
-        guard('presence join', (result: Awaited<ReturnType<ClusterAdapter['joinPresence']>>) => {
-          if (!data.open || !data.channels.has(channel)) return;
-          if (!result.accepted) {
-            leave(ws, app, channel, false, { local: true });
-            refuseSubscription(ws, app, channel, {
-              type: 'LimitReached',
-              error: `Presence channel ${channel} has reached its limit of ${app.config.maxPresenceMembersPerChannel} members`,
-              status: 403,
-            });
-            return;
-          }
-          send(ws, app, encodeSubscriptionSucceeded(channel, result.snapshot));
-          if (result.added) announceMember(ws, app, channel, member);
-          if (describeChannel(channel).cache) replayCache(ws, app, channel);
-        }),
-        (error: unknown) => {
-          // Redis is away: answer from this node's roster; the adapter rebuilds the cluster share on reconnect.
-          clusterFailed('presence join')(error);
-          if (!data.open || !data.channels.has(channel)) return;
-          const roster = app.channels.get(channel)?.roster;
-          send(ws, app, encodeSubscriptionSucceeded(channel, roster?.snapshot()));
-          if (newLocally) announceMember(ws, app, channel, member);
-        },
-      );
+    const joined = clustered.joinPresence({
+      appId: app.config.id,
+      channel,
+      socketId: data.socketId,
+      member,
+      maxMembers: app.config.maxPresenceMembersPerChannel,
+    });
+    // The routing promise never rejects, so a failed join still reaches the fallback below.
+    (routed ? routed.then(() => joined) : joined).then(
+      guard('presence join', (result: Awaited<ReturnType<ClusterAdapter['joinPresence']>>) => {
+        if (!data.open || !data.channels.has(channel)) return;
+        if (!result.accepted) {
+          leave(ws, app, channel, false, { local: true });
+          refuseSubscription(ws, app, channel, {
+            type: 'LimitReached',
+            error: `Presence channel ${channel} has reached its limit of ${app.config.maxPresenceMembersPerChannel} members`,
+            status: 403,
+          });
+          return;
+        }
+        send(ws, app, encodeSubscriptionSucceeded(channel, result.snapshot));
+        if (result.added) announceMember(ws, app, channel, member);
+        if (describeChannel(channel).cache) replayCache(ws, app, channel);
+      }),
+      (error: unknown) => {
+        // Redis is away: answer from this node's roster; the adapter rebuilds the cluster share on reconnect.
+        clusterFailed('presence join')(error);
+        if (!data.open || !data.channels.has(channel)) return;
+        const roster = app.channels.get(channel)?.roster;
+        send(ws, app, encodeSubscriptionSucceeded(channel, roster?.snapshot()));
+        if (newLocally) announceMember(ws, app, channel, member);
+      },
+    );
   }
 
   /** Replays the cached event, or says `pusher:cache_miss` (and raises `cacheMiss`) when there is none. */
