@@ -1,3 +1,5 @@
+export { mergeJsonConfig, mergeTomlTable } from './agents/mcp-config.js';
+export type { PluginApi, PluginModule } from './agents/plugins.js';
 export {
   Agent,
   type AgentClass,
@@ -14,7 +16,7 @@ export {
   supportsMcp,
   supportsScopedRules,
   supportsSkills,
-} from './agents.js';
+} from './agents/registry.js';
 export {
   BROWSER_LOG_FILE,
   BROWSER_LOGS_PATH,
@@ -24,7 +26,7 @@ export {
   isPublicAssistRoute,
   readBrowserEntries,
   shouldSkipCsrf,
-} from './browser-logs.js';
+} from './browser/log-store.js';
 export {
   assistExpress,
   assistHono,
@@ -32,8 +34,10 @@ export {
   type BrowserLogsOptions,
   type HonoLikeContext,
   type VitePluginLike,
-} from './browser-middleware.js';
-export { browserWatcherScript, injectBrowserWatcher } from './browser-watcher.js';
+} from './browser/middleware.js';
+export { browserWatcherScript, injectBrowserWatcher } from './browser/watcher.js';
+export { type DoctorCheck, formatDoctorReport, runDoctor } from './cli/doctor.js';
+export { type CliIo, main, shouldPrompt } from './cli/main.js';
 export {
   type ComposedGuidelines,
   composeGuidelines,
@@ -41,14 +45,20 @@ export {
   loadSkill,
   type ScopedRule,
   type Skill,
-} from './compose.js';
+} from './compose/compose.js';
+export { type ScopedBlock, splitScoped } from './compose/scoped.js';
+export { renderTemplate, type TemplateHelper } from './compose/template.js';
 export { type AssistConfig, assistConfigSchema, loadConfig, parseConfig } from './config.js';
+export { AssistError, type AssistErrorCode, isAssistError, type Result } from './errors.js';
+export { replaceManagedBlock } from './install/markers.js';
+export { type FileChange, renderDiff } from './install/plan.js';
+export { type Prompter, type RunOptions, type RunReport, runAssist } from './install/run-assist.js';
 export {
   type DatabaseConnection,
   type DatabaseEngine,
   describeConnection,
   findDatabaseConnections,
-} from './database-connections.js';
+} from './mcp/database/connections.js';
 export {
   type DocHit,
   type DocKind,
@@ -57,19 +67,9 @@ export {
   type DocsQuery,
   type DocsScope,
   DocsSearch,
-} from './docs-index.js';
-export { type DoctorCheck, formatDoctorReport, runDoctor } from './doctor.js';
-export { AssistError, type AssistErrorCode, isAssistError, type Result } from './errors.js';
-export { type Prompter, type RunOptions, type RunReport, runAssist } from './install.js';
-export { type LogEntry, parseLog, readLogEntries } from './log-files.js';
-export { type CliIo, main, shouldPrompt } from './main.js';
-export { replaceManagedBlock } from './markers.js';
-export { mergeJsonConfig, mergeTomlTable } from './mcp-config.js';
-export { GUIDELINES_URI } from './mcp-resources.js';
-export { ASSIST_TOOLS, createAssistServer, enabledTools, MCP_SERVER_NAME } from './mcp-server.js';
-export { type FileChange, renderDiff } from './plan.js';
-export type { PluginApi, PluginModule } from './plugins.js';
+} from './mcp/docs/docs-index.js';
+export { type LogEntry, parseLog, readLogEntries } from './mcp/log-files.js';
+export { GUIDELINES_URI } from './mcp/resources.js';
+export { ASSIST_TOOLS, createAssistServer, enabledTools, MCP_SERVER_NAME } from './mcp/server.js';
+export type { AssistTool, ToolContext } from './mcp/tools/tool.js';
 export { type InstalledPackage, type Project, readProject } from './project.js';
-export { type ScopedBlock, splitScoped } from './scoped.js';
-export { renderTemplate, type TemplateHelper } from './template.js';
-export type { AssistTool, ToolContext } from './tools/tool.js';

@@ -6,8 +6,8 @@ import { serve } from '@hono/node-server';
 import { Hono } from 'hono';
 import { type Browser, chromium } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { readBrowserEntries } from '../src/browser-logs.js';
-import { assistExpress, assistHono } from '../src/browser-middleware.js';
+import { readBrowserEntries } from '../src/browser/log-store.js';
+import { assistExpress, assistHono } from '../src/browser/middleware.js';
 import { cleanFixtures, copyFixtureApp, startAssistMcp } from './helpers.js';
 
 let root: string;

@@ -1,8 +1,8 @@
 import { mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { readProjectFacts } from '../src/compose/project-facts.js';
 import { readProject } from '../src/project.js';
-import { readProjectFacts } from '../src/project-facts.js';
 import { assist, cleanFixtures, copyFixture, read, tree, write } from './helpers.js';
 
 afterAll(cleanFixtures);

@@ -4,7 +4,7 @@ import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { main } from '../src/main.js';
+import { main } from '../src/cli/main.js';
 
 const FIXTURES = fileURLToPath(new URL('./fixtures/', import.meta.url));
 const made: string[] = [];

@@ -4,8 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createServer, type ViteDevServer } from 'vite';
 import { afterAll, describe, expect, it } from 'vitest';
-import { BROWSER_LOG_FILE, readBrowserEntries } from '../src/browser-logs.js';
-import { assistVite } from '../src/browser-middleware.js';
+import { BROWSER_LOG_FILE, readBrowserEntries } from '../src/browser/log-store.js';
+import { assistVite } from '../src/browser/middleware.js';
 import { type AssistConfig, defaultConfig } from '../src/config.js';
 
 const servers: ViteDevServer[] = [];
