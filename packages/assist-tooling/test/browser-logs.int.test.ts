@@ -56,7 +56,7 @@ beforeAll(async () => {
     args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'],
   });
   mcp = await startAssistMcp(root);
-}, 30_000);
+});
 
 afterAll(async () => {
   await mcp?.client.close();
@@ -78,7 +78,7 @@ describe('browser logs', () => {
     });
     expect(entry?.stack).toContain('checkout failed: card declined');
     await page.close();
-  }, 20_000);
+  });
 
   it('the watcher carries the page CSP nonce, so it runs under a strict policy', async () => {
     const page = await browser.newPage();
@@ -95,7 +95,7 @@ describe('browser logs', () => {
     });
     expect(blocked).toEqual([]);
     await page.close();
-  }, 20_000);
+  });
 
   it('outside development the route does not exist and pages are left alone', async () => {
     const app = await appFor(false);

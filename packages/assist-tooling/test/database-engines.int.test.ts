@@ -37,7 +37,7 @@ beforeAll(async () => {
     }),
   );
   mcp = await startAssistMcp(root);
-}, 30_000);
+});
 
 afterAll(async () => {
   await mcp?.client.close();
@@ -118,5 +118,5 @@ describe('database tools on MariaDB and SQLite', () => {
         indexes: ['INDEX songs_title (title)'],
       },
     ]);
-  }, 20_000);
+  });
 });

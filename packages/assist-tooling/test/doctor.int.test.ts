@@ -32,7 +32,7 @@ describe('assist doctor', () => {
       /^ {6}assist-server \S+, 14 tools: application-info, browser-logs, .*search-docs$/,
     );
     expect(lines[3]).toBe('All 1 MCP command(s) started and answered.');
-  }, 60_000);
+  });
 
   it('reports a command that exits, one that does not exist and a missing entry plainly, and exits 1', async () => {
     const root = await installed();
@@ -66,7 +66,7 @@ describe('assist doctor', () => {
       'FAIL  (no command)\n      configured for Cursor (.cursor/mcp.json)\n      no server at mcpServers.assist\n',
     );
     expect(result.out).toMatch(/3 of 3 MCP command\(s\) failed\.\n$/);
-  }, 60_000);
+  });
 
   it('says to install first in a project assist has not set up', async () => {
     const result = await assist(copyFixture('hono-app'), 'doctor');

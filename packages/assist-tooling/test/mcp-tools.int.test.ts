@@ -43,7 +43,7 @@ beforeAll(async () => {
     `DATABASE_URL=${url}\nAPP_URL=http://localhost:4123\nAPI_SECRET=s3cr3t-value\nMAIL_FROM=team@example.com\n`,
   );
   mcp = await startAssistMcp(root);
-}, 30_000);
+});
 
 afterAll(async () => {
   await mcp?.client.close();
@@ -274,7 +274,7 @@ describe('assist mcp tools (over stdio, in a hono fixture app)', () => {
       connection: 'drizzle',
     });
     expect(engine.text).toMatch(/^Refused by the database: .*read-only transaction/);
-  }, 30_000);
+  });
 
   it('database-schema gives tables with keys and indexes, a summary and a filter', async () => {
     const full = await json('database-schema', { filter: SCHEMA });
@@ -295,5 +295,5 @@ describe('assist mcp tools (over stdio, in a hono fixture app)', () => {
       engine: 'pglite',
       items: [{ name: 'notes', columns: ['id integer', 'body text'] }],
     });
-  }, 20_000);
+  });
 });

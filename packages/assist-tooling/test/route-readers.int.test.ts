@@ -83,7 +83,7 @@ describe.each([
     expect(await mcp.call('get-route', { path: '/api/users/7', method: 'PATCH' })).toMatchObject({
       isError: true,
     });
-  }, 15_000);
+  });
 });
 
 describe('list-routes and get-route in an Express 4 app whose entry only calls app.listen()', () => {
@@ -110,7 +110,7 @@ describe('list-routes and get-route in an Express 4 app whose entry only calls a
       entry: 'src/main.ts',
       routes: [{ method: 'GET', path: '/api/orders/:orderId', handler: 'showOrder' }],
     });
-  }, 30_000);
+  });
 
   it('name the entry and what was tried when it neither exports an app nor starts one', async () => {
     const root = fixtureWith('trip-express-listen', { express: 'express-4' });
@@ -123,7 +123,7 @@ describe('list-routes and get-route in an Express 4 app whose entry only calls a
         /^Could not read the routes of src\/main\.ts: .*exports no app .* and started none with listen\(\)/,
       ),
     });
-  }, 30_000);
+  });
 });
 
 describe('list-routes and get-route in a fastify app', () => {
@@ -151,7 +151,7 @@ describe('list-routes and get-route in a fastify app', () => {
     expect(session.routes).toEqual([
       { method: 'DELETE', path: '/api/users/:id/sessions/:sessionId', handler: 'revokeSession' },
     ]);
-  }, 15_000);
+  });
 });
 
 describe('list-routes and get-route in a Next.js app', () => {
@@ -191,5 +191,5 @@ describe('list-routes and get-route in a Next.js app', () => {
     expect(remove.routes).toEqual([
       { method: 'DELETE', path: '/api/users/:id', handler: 'app/api/users/[id]/route.ts' },
     ]);
-  }, 15_000);
+  });
 });

@@ -46,7 +46,7 @@ describe('npx assist install without --agents on a terminal', () => {
     expect(code).toBe(0);
     // Enter keeps the preselection: the fixture has CLAUDE.md, .codex/ and .cursor/.
     expect(out).toContain('assist install: Claude Code, Codex, Cursor');
-  }, 60_000);
+  });
 
   it('does not ask from an install script, even on a terminal', async () => {
     const root = copyFixture('hono-app');
@@ -54,5 +54,5 @@ describe('npx assist install without --agents on a terminal', () => {
     expect(out).not.toContain('Which agents');
     expect(code).toBe(0);
     expect(out).toContain('assist install: Claude Code, Codex, Cursor');
-  }, 60_000);
+  });
 });
