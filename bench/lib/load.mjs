@@ -1,6 +1,7 @@
 // The parent side of the load: forks the load processes (they inherit this process's core and open-files limit),
 // and publishes signed REST triggers.
 import { fork } from 'node:child_process';
+import { createHash, createHmac } from 'node:crypto';
 import { Agent, request } from 'node:http';
 import { signRequest } from '@herald/protocol-core';
 import { Histogram } from './histogram.mjs';
@@ -142,6 +143,60 @@ export function signedEvent(channel, name, data) {
   const body = JSON.stringify({ name, channel, data });
   const query = new URLSearchParams(signRequest(APP, { method: 'POST', path, body })).toString();
   return { path: `${path}?${query}`, body };
+}
+
+/**
+ * Signs a REST request the way the `pusher` Node SDK (5.x, `lib/requests.js`) does: `auth_key`, `auth_timestamp`
+ * (the current second), `auth_version`, `body_md5` (hex MD5 of the JSON body), the keys sorted and joined
+ * unencoded, then `auth_signature` = hex HMAC-SHA256 of `POST\n<path>\n<query>` appended last. Written out here
+ * rather than taken from `signRequest`, so the bench sends the SDK's exact bytes and order.
+ */
+export function sdkSignedQuery(path, body, timestamp = Math.floor(Date.now() / 1000)) {
+  const params = {
+    auth_key: APP.key,
+    auth_timestamp: timestamp,
+    auth_version: '1.0',
+    body_md5: createHash('md5').update(body, 'utf8').digest('hex'),
+  };
+  const query = Object.keys(params)
+    .sort()
+    .map((key) => `${key}=${params[key]}`)
+    .join('&');
+  const signature = createHmac('sha256', APP.secret).update(`POST\n${path}\n${query}`).digest('hex');
+  return `${query}&auth_signature=${signature}`;
+}
+
+/**
+ * `count` distinct triggers to `channel` with the body the SDK's `trigger(channel, name, data)` sends
+ * (`{"name","data","channels"}`), each carrying its own counter so bodies, `body_md5` and signatures all differ,
+ * and timestamps spread over the last few seconds as a busy SDK client would produce them. `auth` is `signed`
+ * (SDK query signature) or `bearer` (`Authorization: Bearer <secret>`, no query); both use the same bodies so
+ * the authentication is the only difference.
+ */
+export function sdkTriggerPool(channel, count, auth) {
+  const path = `/apps/${APP.id}/events`;
+  const now = Math.floor(Date.now() / 1000);
+  const requests = [];
+  for (let i = 0; i < count; i++) {
+    const body = JSON.stringify({ name: 'tick', data: JSON.stringify({ n: i }), channels: [channel] });
+    const headers = { 'content-type': 'application/json', 'x-pusher-library': 'pusher-http-node 5.3.4' };
+    if (auth === 'bearer') {
+      requests.push({
+        method: 'POST',
+        path,
+        headers: { ...headers, authorization: `Bearer ${APP.secret}` },
+        body,
+      });
+    } else {
+      requests.push({
+        method: 'POST',
+        path: `${path}?${sdkSignedQuery(path, body, now - (i % 5))}`,
+        headers,
+        body,
+      });
+    }
+  }
+  return requests;
 }
 
 export class Publisher {

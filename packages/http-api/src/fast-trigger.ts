@@ -1,6 +1,7 @@
 import { isOriginAllowed, isSocketId, verifyRequest } from '@herald/protocol-core';
 import { appLookupOf, eventLimitsOf } from './api-app.js';
 import { DEFAULT_MAX_REQUEST_SIZE, type HttpApiOptions, normalizePrefix } from './http-api.js';
+import { parseQueryParams } from './internal/query-params.js';
 import { bearerMatches } from './request-auth.js';
 import { checkEvent } from './trigger-body.js';
 
@@ -35,15 +36,6 @@ export type FastRestHandler = (
 const BEARER = /^Bearer\s+(.+)$/i;
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 const OK_BODY = '{}';
-
-function queryRecord(query: string): Record<string, string> {
-  const record: Record<string, string> = {};
-  if (query === '') return record;
-  for (const [key, value] of new URLSearchParams(query)) {
-    record[key] = key in record ? `${record[key]},${value}` : value;
-  }
-  return record;
-}
 
 function isOptionalString(value: unknown): value is string | null | undefined {
   return value === undefined || value === null || typeof value === 'string';
@@ -87,7 +79,7 @@ export function createFastTrigger(options: HttpApiOptions): FastRestHandler | un
       const verified = verifyRequest(app, {
         method: 'POST',
         path: paths,
-        query: queryRecord(request.query),
+        query: parseQueryParams(request.query),
         body,
       });
       if (!verified.ok) return undefined;

@@ -1,13 +1,6 @@
-import {
-  acceptedSecrets,
-  fail,
-  ok,
-  type QueryParams,
-  type Result,
-  safeEqual,
-  verifyRequest,
-} from '@herald/protocol-core';
+import { acceptedSecrets, fail, ok, type Result, safeEqual, verifyRequest } from '@herald/protocol-core';
 import type { ApiApp } from './api-app.js';
+import { parseQueryParams } from './internal/query-params.js';
 
 /** A REST request as received, reduced to what authenticating it needs. */
 export interface IncomingRequest {
@@ -28,15 +21,6 @@ export interface IncomingRequest {
 export type AuthScheme = 'bearer' | 'signature';
 
 const BEARER = /^Bearer\s+(.+)$/i;
-
-function queryOf(url: URL): QueryParams {
-  const query: Record<string, string> = {};
-  for (const [key, value] of url.searchParams) {
-    // Repeated parameters are signed joined with commas, as the server SDKs send arrays.
-    query[key] = key in query ? `${query[key]},${value}` : value;
-  }
-  return query;
-}
 
 function signedPaths(url: URL, prefix: string): string[] {
   const path = url.pathname;
@@ -70,7 +54,7 @@ export function authenticateRequest(app: ApiApp, request: IncomingRequest): Resu
   const verified = verifyRequest(app, {
     method: request.method,
     path: signedPaths(request.url, request.prefix ?? ''),
-    query: queryOf(request.url),
+    query: parseQueryParams(request.url.search.slice(1)),
     body: request.body,
     ...(request.now === undefined ? {} : { now: request.now }),
   });

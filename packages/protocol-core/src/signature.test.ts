@@ -588,6 +588,27 @@ describe('verifyRequest', () => {
     );
   });
 
+  it.each([
+    ['cut short', (signature: string) => signature.slice(0, 63)],
+    ['with a digit too many', (signature: string) => `${signature}0`],
+    ['with a space after it', (signature: string) => `${signature} `],
+    ['as base64 of the same bytes', (signature: string) => Buffer.from(signature, 'hex').toString('base64')],
+  ])('refuses a signature %s', (_name, change) => {
+    const query = signedByHand();
+    expect(verify({ ...query, auth_signature: change(query.auth_signature as string) })).toEqual(
+      refusal('bad_signature'),
+    );
+  });
+
+  it.each([
+    ['in upper case', (digest: string) => digest.toUpperCase()],
+    ['cut short', (digest: string) => digest.slice(0, 31)],
+    ['with a digit too many', (digest: string) => `${digest}0`],
+  ])('refuses a body_md5 %s, even when the signature covers it', (_name, change) => {
+    const query = signedByHand({ bodyMd5: change(md5(body)) });
+    expect(verify(query)).toEqual(refusal('body_md5_mismatch'));
+  });
+
   it('verifies query keys case-insensitively in the signed string', () => {
     const query: Record<string, string> = { ...signedByHand({ bodyMd5: null }), Socket_ID: '1.2' };
     const sorted = `auth_key=app-key&auth_timestamp=${now}&auth_version=1.0&socket_id=1.2`;

@@ -1,4 +1,4 @@
-import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
+import { createHash, createHmac, hash, timingSafeEqual } from 'node:crypto';
 import { DefaultLimits } from './limits.js';
 import { fail, ok, type Result } from './result.js';
 
@@ -12,7 +12,8 @@ export function hmacHex(secret: string, text: string | Uint8Array): string {
 
 /** MD5 of a body, as lowercase hex (the REST API's `body_md5`). */
 export function md5Hex(body: string | Uint8Array): string {
-  return createHash('md5').update(body).digest('hex');
+  // The one-shot hash skips the Hash object: about three times cheaper on the small bodies of REST calls.
+  return hash('md5', body, 'hex');
 }
 
 /** Compares two strings in time that does not depend on where they differ. */
@@ -53,12 +54,33 @@ export function acceptedSecrets(app: AppCredentials, now: number = Date.now()): 
   return secrets;
 }
 
-/** Whether a signature matches an HMAC of `signed` under any accepted secret; every candidate is compared. */
+// The digests a request brings, decoded into fixed buffers: verification is synchronous, so one of each serves
+// every call without allocating.
+const givenSha256 = Buffer.alloc(32);
+const givenMd5 = Buffer.alloc(16);
+const HEX_SHA256 = /^[0-9a-f]{64}$/;
+const HEX_MD5 = /^[0-9a-f]{32}$/;
+
+/**
+ * Whether a signature matches an HMAC of `signed` under any accepted secret; every candidate is compared, in
+ * constant time, as bytes. A signature that is not 64 lowercase hex digits can never equal a digest's hex, so it
+ * is refused before any hashing (its shape is the sender's to know, and says nothing about the secret).
+ */
 function matchesAnySecret(app: AppCredentials, signature: string, signed: string): boolean {
+  if (!HEX_SHA256.test(signature)) return false;
+  givenSha256.write(signature, 'hex');
   let matched = false;
-  for (const secret of acceptedSecrets(app))
-    if (safeEqual(signature, hmacHex(secret, signed))) matched = true;
+  for (const secret of acceptedSecrets(app)) {
+    if (timingSafeEqual(givenSha256, createHmac('sha256', secret).update(signed).digest())) matched = true;
+  }
   return matched;
+}
+
+/** Whether `body_md5` is the MD5 of the body: the same answer as comparing it to {@link md5Hex}, without the hex. */
+function matchesBodyMd5(bodyMd5: string, body: string | Uint8Array): boolean {
+  if (!HEX_MD5.test(bodyMd5)) return false;
+  givenMd5.write(bodyMd5, 'hex');
+  return timingSafeEqual(givenMd5, hash('md5', body, 'buffer'));
 }
 
 /** What a channel subscription signs: private and encrypted channels, and presence with its `channel_data`. */
@@ -145,16 +167,30 @@ export interface RequestToSign {
   readonly body?: string | Uint8Array;
 }
 
+function byKey(a: readonly [string, string], b: readonly [string, string]): number {
+  return a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0;
+}
+
 function canonicalQuery(query: QueryParams): string {
   const pairs: Array<[string, string]> = [];
-  for (const [key, value] of Object.entries(query)) {
+  let sorted = true;
+  for (const key in query) {
+    const value = query[key];
     const lower = key.toLowerCase();
     if (lower === 'auth_signature' || value === undefined) continue;
+    const last = pairs[pairs.length - 1];
+    if (last !== undefined && last[0] > lower) sorted = false;
     pairs.push([lower, value]);
   }
-  pairs.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  // The SDKs send their parameters already sorted: the sort is only paid for a query that is not.
+  if (!sorted) pairs.sort(byKey);
   // Not URL-encoded: the spec signs the raw `key=value` pairs.
-  return pairs.map(([key, value]) => `${key}=${value}`).join('&');
+  let text = '';
+  for (let i = 0; i < pairs.length; i++) {
+    const [key, value] = pairs[i] as [string, string];
+    text += i === 0 ? `${key}=${value}` : `&${key}=${value}`;
+  }
+  return text;
 }
 
 /** The exact string a REST request signature is computed over: `METHOD\nPATH\nsorted_query`. */
@@ -243,7 +279,7 @@ export function verifyRequest(app: AppCredentials, request: RequestToVerify): Re
   if (hasBody || query.body_md5 !== undefined) {
     if (query.body_md5 === undefined)
       return fail({ reason: 'missing_param', message: 'body_md5 is required' });
-    if (!safeEqual(query.body_md5, md5Hex(request.body))) {
+    if (!matchesBodyMd5(query.body_md5, request.body)) {
       return fail({ reason: 'body_md5_mismatch', message: 'body_md5 does not match the request body' });
     }
   }

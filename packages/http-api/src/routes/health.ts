@@ -1,0 +1,27 @@
+import type { Handler } from 'hono';
+import type { HttpApiEnv } from '../api-env.js';
+import type { RealtimeBackend } from '../backend.js';
+import { sendJson } from '../internal/respond.js';
+
+const HEALTHY = { health: 'OK' } as const;
+const READY = { ready: true } as const;
+const NOT_READY = { ready: false, reason: 'draining' } as const;
+
+/** Liveness (`/up`, `/pusher/health`): 200 for as long as the process answers. */
+export const answerHealthy: Handler<HttpApiEnv> = (c) => sendJson(c, HEALTHY);
+
+/**
+ * Creates the readiness check, for load balancers and Kubernetes: 503 from the moment the server starts draining,
+ * while the liveness check stays 200 until the process exits.
+ */
+export function answerReady(backend: RealtimeBackend): Handler<HttpApiEnv> {
+  return (c) => (backend.ready?.() === false ? sendJson(c, NOT_READY, 503) : sendJson(c, READY));
+}
+
+/** Creates the `/metrics` route, which answers the backend's metrics text as it is. */
+export function answerMetrics(backend: RealtimeBackend): Handler<HttpApiEnv> {
+  return async (c) => {
+    const metrics = await backend.metrics();
+    return c.body(metrics.body, 200, { 'Content-Type': metrics.contentType });
+  };
+}
