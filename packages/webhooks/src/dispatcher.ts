@@ -295,6 +295,9 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
       if (subject !== undefined) last.set(subject, index);
     });
     if (last.size === 0) return job;
+    // Never in the emitter's own call stack: a server may emit a change before it has finished making it (say,
+    // occupied as it creates the channel, before it counts the subscriber).
+    await Promise.resolve();
     const verdicts = [...last.values()].map((index): boolean | Promise<boolean> => {
       const event = events[index]!;
       try {

@@ -601,6 +601,20 @@ describe('isStillTrue: events checked as their batch enters the queue', () => {
     ]);
   });
 
+  it('checks only once the emitting call stack has finished the change it reported', async () => {
+    const hook = await receiver();
+    const occupied = new Set<string>();
+    const sender = dispatcher(
+      { [APP_ID]: appWith([{ url: hook.url, event_types: [...occupancy] }]) },
+      { ...unbatched, isStillTrue: stateCheck(occupied) },
+    );
+    // As the server does alone: occupied is emitted as the channel is created, before its subscriber is counted.
+    sender.emit(APP_ID, webhookEvent.channelOccupied('new'));
+    occupied.add('new');
+    await hook.waitFor((requests) => requests.length >= 1);
+    expect(acceptedEvents(hook.requests)).toEqual([{ name: 'channel_occupied', channel: 'new' }]);
+  });
+
   it('queues no request when every event of it was overtaken', async () => {
     const hook = await receiver();
     const registry = new Registry();
