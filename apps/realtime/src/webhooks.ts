@@ -5,6 +5,8 @@ import {
   dispatcherSettingsFromConfig,
   type WebhookApp,
   type WebhookDispatcher,
+  type WebhookEvent,
+  type WebhookEventCheck,
   type WebhookQueue,
   webhookEvent,
 } from '@herald/webhooks';
@@ -24,6 +26,48 @@ export function webhookApps(served: readonly ServedApp[]): Map<string, WebhookAp
     });
   }
   return apps;
+}
+
+/**
+ * Checks occupancy and presence events against the server's state as a batch enters the webhook queue
+ * (cluster-wide when clustered, this node's alone): a `channel_vacated` of a channel occupied again, a
+ * `channel_occupied` of a channel empty again, or a member event the roster no longer bears out was overtaken.
+ * Each node gathers its own batches, so a change decided on one node can reach the shared queue after the
+ * opposite change decided on another moments later; leaving the overtaken one out keeps a receiver from ending
+ * on a state the cluster has left. Other events always hold.
+ */
+export function createEventCheck(
+  server: Pick<RealtimeServer, 'channel' | 'presenceUsers'>,
+): WebhookEventCheck {
+  // The events of one request are checked together: lookups of the same channel share one round trip.
+  const pending = new Map<string, Promise<unknown>>();
+  const shared = <T>(key: string, read: () => Promise<T>): Promise<T> => {
+    let found = pending.get(key) as Promise<T> | undefined;
+    if (!found) {
+      const started = read().finally(() => pending.delete(key));
+      pending.set(key, started);
+      found = started;
+    }
+    return found;
+  };
+  const occupied = (appId: string, channel: string) =>
+    shared(`c\u0000${appId}\u0000${channel}`, async () => (await server.channel(appId, channel)).occupied);
+  const members = (appId: string, channel: string) =>
+    shared(`p\u0000${appId}\u0000${channel}`, () => server.presenceUsers(appId, channel));
+  return (appId: string, event: WebhookEvent) => {
+    switch (event.name) {
+      case 'channel_occupied':
+        return occupied(appId, event.channel);
+      case 'channel_vacated':
+        return occupied(appId, event.channel).then((now) => !now);
+      case 'member_added':
+        return members(appId, event.channel).then((users) => users.includes(event.user_id));
+      case 'member_removed':
+        return members(appId, event.channel).then((users) => !users.includes(event.user_id));
+      default:
+        return true;
+    }
+  };
 }
 
 /** What a running server's webhooks need from the app: swap apps on reload, stop on shutdown. */
@@ -57,6 +101,7 @@ export function startWebhooks(options: {
     ...(options.queue ? { queue: options.queue } : {}),
     logger: options.logger,
     metrics: server.metrics.registry,
+    isStillTrue: createEventCheck(server),
   });
   const emit = dispatcher.emit.bind(dispatcher);
   const events = server.events;

@@ -2,22 +2,15 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type ReceivedRequest, startWebhookReceiver, type WebhookReceiver } from '@herald/webhooks/testing';
-import Pusher from 'pusher';
+import type Pusher from 'pusher';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PusherClient } from './pusher-client.js';
+import { pusherSdk } from './pusher-sdk.js';
 import { socket } from './raw-socket.js';
 import { type RunningBin, runBin, startBin } from './run-bin.js';
 
 const APP = { id: 'shop', key: 'shop-key', secret: 'shop-secret' };
-const sdk = (port: number) =>
-  new Pusher({
-    appId: APP.id,
-    key: APP.key,
-    secret: APP.secret,
-    host: '127.0.0.1',
-    port: String(port),
-    useTLS: false,
-  });
+const sdk = (port: number) => pusherSdk(APP, port);
 
 type Event = Record<string, unknown> & { name: string };
 

@@ -35,6 +35,12 @@ export interface WebhookApp {
 /** The HTTP client: the global `fetch` or anything with its shape. */
 export type WebhookFetch = (url: string, init: RequestInit) => Promise<Response>;
 
+/**
+ * Tells whether an event still describes the present (false for a `channel_vacated` of a channel that has
+ * subscribers again); may answer asynchronously. See {@link WebhookDispatcherOptions.isStillTrue}.
+ */
+export type WebhookEventCheck = (appId: string, event: WebhookEvent) => boolean | Promise<boolean>;
+
 /** Options of {@link createWebhookDispatcher}. */
 export interface WebhookDispatcherOptions {
   /**
@@ -62,6 +68,16 @@ export interface WebhookDispatcherOptions {
   readonly logger?: Logger | undefined;
   /** A prom-client registry to register the `herald_webhook_*` metrics on. */
   readonly metrics?: Registry | undefined;
+  /**
+   * Checks occupancy and membership events as a batch enters the queue (and again if the queue refused it and it
+   * is tried again): the last `channel_occupied`/`channel_vacated` of each channel, and the last
+   * `member_added`/`member_removed` of each user in a channel, in the batch. One it answers false for was
+   * overtaken by a later change (decided elsewhere, say on another node, whose request may already be queued):
+   * it is left out, counted in `herald_webhook_stale_events_total` and logged at info; a batch left empty is not
+   * queued. An event whose check throws is queued as it is. Once queued, events are not checked again: a
+   * receiver that was down still gets every change that held when it was queued, in order.
+   */
+  readonly isStillTrue?: WebhookEventCheck | undefined;
 }
 
 /** Options of {@link WebhookDispatcher.close}. */
@@ -95,6 +111,26 @@ interface Batch {
 }
 
 const DROP_LOG_EVERY_MS = 10_000;
+
+/** What a later change of the same subject overtakes: a channel's occupancy, a user's membership of a channel. */
+function subjectOf(event: WebhookEvent): string | undefined {
+  switch (event.name) {
+    case 'channel_occupied':
+    case 'channel_vacated':
+      return `c\u0000${event.channel}`;
+    case 'member_added':
+    case 'member_removed':
+      return `m\u0000${event.channel}\u0000${event.user_id}`;
+    default:
+      return undefined;
+  }
+}
+
+/** A job's body as the dispatcher wrote it. */
+interface JobBody {
+  readonly time_ms: number;
+  readonly events: readonly WebhookEvent[];
+}
 
 /** The URL without credentials or query, for logs: a token in a webhook URL must not reach them. */
 function safeUrl(url: string): string {
@@ -156,7 +192,6 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
   /** Events of each app held in this process: in batches and in the outbox. */
   const held = new Map<string, number>();
   const inFlight = new Set<Promise<void>>();
-  const drops = new Map<string, { count: number; loggedAt: number }>();
   const stop = new AbortController();
   let closing = false;
   let pumping = false;
@@ -183,22 +218,27 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
     wake?.();
   };
 
-  const noteDrop = (appId: string, reason: DropReason, events: number) => {
-    metrics.dropped(appId, reason, events);
+  /**
+   * Logs at most one line per app and kind every few seconds, with the events counted since the last line: a
+   * flood of drops must not become a flood of logs.
+   */
+  const throttled = new Map<string, { count: number; loggedAt: number }>();
+  const logThrottled = (key: string, events: number, write: (events: number) => void) => {
     const now = Date.now();
-    const seen = drops.get(appId);
+    const seen = throttled.get(key);
     if (seen && now - seen.loggedAt < DROP_LOG_EVERY_MS) {
       seen.count += events;
       return;
     }
-    // One line per app every few seconds at most: a flood of drops must not become a flood of logs.
-    logger.error('webhook events dropped', {
-      appId,
-      reason,
-      events: events + (seen?.count ?? 0),
-      maxQueuedPerApp: maxQueued,
-    });
-    drops.set(appId, { count: 0, loggedAt: now });
+    write(events + (seen?.count ?? 0));
+    throttled.set(key, { count: 0, loggedAt: now });
+  };
+
+  const noteDrop = (appId: string, reason: DropReason, events: number) => {
+    metrics.dropped(appId, reason, events);
+    logThrottled(`drop\u0000${appId}`, events, (count) =>
+      logger.error('webhook events dropped', { appId, reason, events: count, maxQueuedPerApp: maxQueued }),
+    );
   };
 
   const batchingOf = (app: WebhookApp) => {
@@ -220,15 +260,84 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
     return targets;
   };
 
+  const checkFailed = (appId: string, event: WebhookEvent, error: unknown): true => {
+    logThrottled(`check\u0000${appId}`, 1, (count) =>
+      logger.warn('webhook event check failed; queueing the event as emitted', {
+        appId,
+        event: event.name,
+        events: count,
+        error: messageOf(error),
+      }),
+    );
+    return true;
+  };
+
+  /**
+   * The job to queue now: as built, or, with `isStillTrue`, without the events a later change overtook
+   * (`undefined` when none is left). Only the last occupancy event of each channel, and the last membership event
+   * of each user in a channel, is checked: the ones before it in the same request are this node's own earlier
+   * changes, already in order.
+   */
+  const checked = async (job: WebhookJob): Promise<WebhookJob | undefined> => {
+    const check = options.isStillTrue;
+    if (!check) return job;
+    let body: JobBody | undefined;
+    try {
+      body = JSON.parse(job.body) as JobBody;
+    } catch {
+      body = undefined;
+    }
+    if (!Array.isArray(body?.events)) return job; // Built by this dispatcher; cannot happen.
+    const { events } = body;
+    const last = new Map<string, number>();
+    events.forEach((event, index) => {
+      const subject = subjectOf(event);
+      if (subject !== undefined) last.set(subject, index);
+    });
+    if (last.size === 0) return job;
+    // Never in the emitter's own call stack: a server may emit a change before it has finished making it (say,
+    // occupied as it creates the channel, before it counts the subscriber).
+    await Promise.resolve();
+    const verdicts = [...last.values()].map((index): boolean | Promise<boolean> => {
+      const event = events[index]!;
+      try {
+        const verdict = check(job.appId, event);
+        return typeof verdict === 'boolean'
+          ? verdict
+          : verdict.catch((error: unknown) => checkFailed(job.appId, event, error));
+      } catch (error) {
+        return checkFailed(job.appId, event, error);
+      }
+    });
+    const holds = verdicts.some((verdict) => typeof verdict !== 'boolean')
+      ? await Promise.all(verdicts)
+      : (verdicts as boolean[]);
+    const stale = new Set([...last.values()].filter((_, position) => holds[position] === false));
+    if (stale.size === 0) return job;
+    metrics.stale(job.appId, stale.size);
+    logThrottled(`stale\u0000${job.appId}`, stale.size, (count) =>
+      logger.info('webhook events overtaken by a later change; left out', {
+        appId: job.appId,
+        url: safeUrl(job.url),
+        events: count,
+      }),
+    );
+    const kept = events.filter((_, index) => !stale.has(index));
+    if (kept.length === 0) return undefined;
+    return { ...job, body: JSON.stringify({ time_ms: body.time_ms, events: kept }), events: kept.length };
+  };
+
   const pump = async () => {
     if (pumping) return;
     pumping = true;
     try {
       while (outbox.length > 0) {
-        const job = outbox[0]!;
-        let outcome: 'queued' | 'full';
+        const built = outbox[0]!;
+        // Checked on the way into the queue, where the order of a lane is fixed for good (see isStillTrue).
+        const job = await checked(built);
+        let outcome: 'queued' | 'full' | 'stale';
         try {
-          outcome = await queue.enqueue(job, { maxEvents: maxQueued });
+          outcome = job ? await queue.enqueue(job, { maxEvents: maxQueued }) : 'stale';
         } catch (error) {
           if (!queueTrouble)
             logger.warn('webhook queue refused a job; retrying', { error: messageOf(error) });
@@ -237,14 +346,14 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
           await new Promise((resolve) => setTimeout(resolve, 500));
           continue;
         }
-        if (queueTrouble) logger.info('webhook queue accepts jobs again', {});
-        queueTrouble = false;
+        if (queueTrouble && job) logger.info('webhook queue accepts jobs again', {});
+        if (job) queueTrouble = false;
         outbox.shift();
-        hold(job.appId, -job.events);
-        if (outcome === 'full') {
+        hold(built.appId, -built.events);
+        if (outcome === 'full' && job) {
           metrics.request(job.appId, 'dropped');
           noteDrop(job.appId, 'queue_full', job.events);
-        } else {
+        } else if (outcome === 'queued') {
           kick();
         }
       }

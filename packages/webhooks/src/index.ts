@@ -21,6 +21,7 @@ export {
   type WebhookApp,
   type WebhookDispatcher,
   type WebhookDispatcherOptions,
+  type WebhookEventCheck,
   type WebhookFetch,
 } from './dispatcher.js';
 export { isWebhooksError, WebhooksError, type WebhooksErrorCode } from './errors.js';

@@ -10,9 +10,10 @@ export interface DispatcherMetrics {
   request(appId: string, outcome: RequestOutcome): void;
   dropped(appId: string, reason: DropReason, events: number): void;
   delivered(appId: string, seconds: number): void;
+  stale(appId: string, events: number): void;
 }
 
-const noMetrics: DispatcherMetrics = { request() {}, dropped() {}, delivered() {} };
+const noMetrics: DispatcherMetrics = { request() {}, dropped() {}, delivered() {}, stale() {} };
 
 // Two dispatchers may share a registry (tests, several servers in one process): reuse what is registered.
 function existing<T>(registry: Registry, name: string, make: () => T): T {
@@ -44,6 +45,17 @@ export function createDispatcherMetrics(
         name: 'herald_webhook_dropped_events_total',
         help: 'Webhook events never delivered, by app and reason (queue_full, gave_up, unknown_app, unknown_webhook, closed)',
         labelNames: ['app_id', 'reason'],
+        registers: [registry],
+      }),
+  );
+  const stale = existing(
+    registry,
+    'herald_webhook_stale_events_total',
+    () =>
+      new Counter({
+        name: 'herald_webhook_stale_events_total',
+        help: 'Webhook events left out of a request because they no longer held when it was sent (overtaken by a later change)',
+        labelNames: ['app_id'],
         registers: [registry],
       }),
   );
@@ -80,5 +92,6 @@ export function createDispatcherMetrics(
     request: (appId, outcome) => requests.inc({ app_id: appId, outcome }),
     dropped: (appId, reason, events) => dropped.inc({ app_id: appId, reason }, events),
     delivered: (appId, seconds) => latency.observe({ app_id: appId }, seconds),
+    stale: (appId, events) => stale.inc({ app_id: appId }, events),
   };
 }

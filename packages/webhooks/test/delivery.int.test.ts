@@ -523,6 +523,198 @@ describe('an app store that fails', () => {
   });
 });
 
+describe('isStillTrue: events checked as their batch enters the queue', () => {
+  const occupancy = ['channel_occupied', 'channel_vacated'] as const;
+
+  /** A cluster's occupancy as a set of occupied channels, checked the way apps/realtime checks it. */
+  const stateCheck = (occupied: Set<string>) => (_appId: string, event: WebhookEvent) =>
+    event.name === 'channel_occupied'
+      ? Promise.resolve(occupied.has(event.channel))
+      : event.name === 'channel_vacated'
+        ? Promise.resolve(!occupied.has(event.channel))
+        : true;
+
+  it('leaves out the last change of a channel that no longer holds, signs what is left, counts and logs it', async () => {
+    const hook = await receiver();
+    const registry = new Registry();
+    const logger = recordingLogger();
+    const checked: string[] = [];
+    const check = stateCheck(new Set(['stays']));
+    const sender = dispatcher(
+      { [APP_ID]: appWith([{ url: hook.url, event_types: [...occupancy, 'client_event'] }]) },
+      {
+        batching: { enabled: true, windowMs: 100 },
+        isStillTrue: (appId, event) => {
+          checked.push(`${event.name} ${event.channel}`);
+          return check(appId, event);
+        },
+        metrics: registry,
+        logger,
+      },
+    );
+    // Occupied again elsewhere after this node saw it vacated: the vacated was overtaken.
+    sender.emit(APP_ID, webhookEvent.channelOccupied('stays'));
+    sender.emit(APP_ID, webhookEvent.channelVacated('stays'));
+    sender.emit(
+      APP_ID,
+      webhookEvent.clientEvent({ channel: 'private-a', event: 'client-x', data: '{}', socketId: '1.2' }),
+    );
+    // Vacated elsewhere since: the occupied was overtaken.
+    sender.emit(APP_ID, webhookEvent.channelOccupied('left'));
+    await hook.waitFor((requests) => requests.length >= 1);
+    await sender.close();
+    expect(hook.requests.map((request) => verify(request))).toEqual([
+      {
+        valid: true,
+        events: [
+          { name: 'channel_occupied', channel: 'stays' },
+          { name: 'client_event', channel: 'private-a', event: 'client-x', data: '{}', socket_id: '1.2' },
+        ],
+      },
+    ]);
+    expect(Object.keys(JSON.parse(hook.requests[0]!.rawBody))).toEqual(['time_ms', 'events']);
+    // Only the last change of each channel is asked about; client events never are.
+    expect(checked.sort()).toEqual(['channel_occupied left', 'channel_vacated stays']);
+    expect(await registry.metrics()).toContain(`herald_webhook_stale_events_total{app_id="${APP_ID}"} 2`);
+    expect(logger.lines.filter((line) => line.message.includes('overtaken'))).toEqual([
+      {
+        level: 'info',
+        message: 'webhook events overtaken by a later change; left out',
+        fields: { appId: APP_ID, url: hook.url, events: 2 },
+      },
+    ]);
+  });
+
+  it("keeps a channel's earlier changes in a batch whose last change still holds", async () => {
+    const hook = await receiver();
+    const sender = dispatcher(
+      { [APP_ID]: appWith([{ url: hook.url, event_types: [...occupancy] }]) },
+      { batching: { enabled: true, windowMs: 100 }, isStillTrue: stateCheck(new Set()) },
+    );
+    sender.emit(APP_ID, webhookEvent.channelOccupied('brief'));
+    sender.emit(APP_ID, webhookEvent.channelVacated('brief'));
+    await hook.waitFor((requests) => requests.length >= 1);
+    await sender.close();
+    expect(acceptedEvents(hook.requests)).toEqual([
+      { name: 'channel_occupied', channel: 'brief' },
+      { name: 'channel_vacated', channel: 'brief' },
+    ]);
+  });
+
+  it('checks only once the emitting call stack has finished the change it reported', async () => {
+    const hook = await receiver();
+    const occupied = new Set<string>();
+    const sender = dispatcher(
+      { [APP_ID]: appWith([{ url: hook.url, event_types: [...occupancy] }]) },
+      { ...unbatched, isStillTrue: stateCheck(occupied) },
+    );
+    // As the server does alone: occupied is emitted as the channel is created, before its subscriber is counted.
+    sender.emit(APP_ID, webhookEvent.channelOccupied('new'));
+    occupied.add('new');
+    await hook.waitFor((requests) => requests.length >= 1);
+    expect(acceptedEvents(hook.requests)).toEqual([{ name: 'channel_occupied', channel: 'new' }]);
+  });
+
+  it('queues no request when every event of it was overtaken', async () => {
+    const hook = await receiver();
+    const registry = new Registry();
+    const sender = dispatcher(
+      { [APP_ID]: appWith([{ url: hook.url, event_types: [...occupancy] }]) },
+      { ...unbatched, isStillTrue: stateCheck(new Set()), metrics: registry },
+    );
+    sender.emit(APP_ID, webhookEvent.channelOccupied('gone'));
+    sender.emit(APP_ID, webhookEvent.channelVacated('gone'));
+    await hook.waitFor((requests) => requests.length >= 1);
+    await sender.close();
+    expect(acceptedEvents(hook.requests)).toEqual([{ name: 'channel_vacated', channel: 'gone' }]);
+    const text = await registry.metrics();
+    expect(text).toContain(`herald_webhook_stale_events_total{app_id="${APP_ID}"} 1`);
+    expect(text).toContain('herald_webhook_queue_depth 0');
+  });
+
+  it('does not check again once queued: a receiver that was down gets every change that held then, in order', async () => {
+    const hook = await receiver();
+    const occupied = new Set<string>();
+    let checks = 0;
+    const check = stateCheck(occupied);
+    let failures = 2;
+    hook.answer = () => (failures-- > 0 ? 500 : 200);
+    const sender = dispatcher(
+      { [APP_ID]: appWith([{ url: hook.url, event_types: [...occupancy] }]) },
+      {
+        ...unbatched,
+        isStillTrue: (appId, event) => {
+          checks += 1;
+          return check(appId, event);
+        },
+      },
+    );
+    occupied.add('room');
+    sender.emit(APP_ID, webhookEvent.channelOccupied('room'));
+    await hook.waitFor((requests) => requests.length >= 1);
+    occupied.delete('room'); // While the first request is being retried.
+    sender.emit(APP_ID, webhookEvent.channelVacated('room'));
+    await hook.waitFor((requests) => acceptedEvents(requests).length >= 2);
+    await sender.close();
+    expect(acceptedEvents(hook.requests)).toEqual([
+      { name: 'channel_occupied', channel: 'room' },
+      { name: 'channel_vacated', channel: 'room' },
+    ]);
+    expect(checks).toBe(2);
+  });
+
+  it('queues an event as emitted when its check throws or rejects, with a warning', async () => {
+    const hook = await receiver();
+    const logger = recordingLogger();
+    const sender = dispatcher(
+      { [APP_ID]: appWith([{ url: hook.url, event_types: [...occupancy] }]) },
+      {
+        batching: { enabled: true, windowMs: 50 },
+        logger,
+        isStillTrue: (_appId, event) => {
+          if (event.channel === 'a') throw new Error('redis away');
+          return Promise.reject(new Error('redis away'));
+        },
+      },
+    );
+    sender.emit(APP_ID, webhookEvent.channelOccupied('a'));
+    sender.emit(APP_ID, webhookEvent.channelVacated('b'));
+    await hook.waitFor((requests) => requests.length >= 1);
+    await sender.close();
+    expect(acceptedEvents(hook.requests)).toEqual([
+      { name: 'channel_occupied', channel: 'a' },
+      { name: 'channel_vacated', channel: 'b' },
+    ]);
+    expect(logger.lines.find((line) => line.message.includes('check failed'))).toMatchObject({
+      level: 'warn',
+      fields: { appId: APP_ID, error: 'redis away' },
+    });
+  });
+
+  it('keeps a leave-and-rejoin decided on two nodes from ending "vacated" when their batches cross', async () => {
+    // Two dispatchers on one shared queue, as two nodes on one Redis: node A gathers events for a long window,
+    // node B sends at once. A decides the vacate, then B the re-occupy; B's request reaches the queue first.
+    const occupied = new Set<string>();
+    const run = async (isStillTrue: WebhookDispatcherOptions['isStillTrue']) => {
+      const hook = await receiver();
+      const queue = createMemoryWebhookQueue();
+      const apps = { [APP_ID]: appWith([{ url: hook.url, event_types: [...occupancy] }]) };
+      const nodeA = dispatcher(apps, { queue, batching: { enabled: true, windowMs: 300 }, isStillTrue });
+      const nodeB = dispatcher(apps, { queue, ...unbatched, isStillTrue });
+      occupied.delete('room');
+      nodeA.emit(APP_ID, webhookEvent.channelVacated('room'));
+      occupied.add('room');
+      nodeB.emit(APP_ID, webhookEvent.channelOccupied('room'));
+      await hook.waitFor((requests) => requests.length >= 1);
+      await Promise.all([nodeA.close(), nodeB.close()]);
+      return acceptedEvents(hook.requests).map((event) => event.name);
+    };
+    // Without the check the receiver ends on "vacated" while the channel is occupied; with it, on "occupied".
+    expect(await run(undefined)).toEqual(['channel_occupied', 'channel_vacated']);
+    expect(await run(stateCheck(occupied))).toEqual(['channel_occupied']);
+  });
+});
+
 describe('WebhookDispatcher.close', () => {
   it('sends the batch being gathered before it resolves', async () => {
     const hook = await receiver();
