@@ -28,7 +28,7 @@ import { createHttpRoute } from './server/http.js';
 import { createIdleSweep, markActive } from './server/idle-sweep.js';
 import { drain, dropConnections } from './server/shutdown.js';
 import type { ServerContext, Socket, SocketData } from './server/state.js';
-import { terminateLocal } from './server/terminate.js';
+import { terminateUser } from './server/terminate.js';
 import { selectTransport } from './transport/select.js';
 import type {
   HttpExchange,
@@ -307,8 +307,7 @@ export function createRealtimeServer(options: RealtimeServerOptions): RealtimeSe
     },
 
     terminateUser(appId, userId) {
-      cluster?.broadcast({ type: 'terminate', appId, userId });
-      return terminateLocal(ctx, appId, userId);
+      return terminateUser(ctx, appId, userId);
     },
 
     connectionCount(appId) {

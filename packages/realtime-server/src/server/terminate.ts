@@ -2,6 +2,12 @@ import { ErrorCode } from '@herald/protocol-core';
 import { closeWith } from './send.js';
 import type { ServerContext, Socket } from './state.js';
 
+/** Closes the user's sockets on every node (see {@link terminateLocal}); returns the number closed on this one. */
+export function terminateUser(ctx: ServerContext, appId: string, userId: string): number {
+  ctx.cluster?.broadcast({ type: 'terminate', appId, userId });
+  return terminateLocal(ctx, appId, userId);
+}
+
 /**
  * Closes with 4009 every socket of this node signed in as the user or present as them in a presence channel;
  * returns the number closed. The cluster runs it on every other node.
