@@ -1,0 +1,69 @@
+// Client events (`client-*`): checked against the app's switches and limits, then relayed from the sender to every
+// other subscriber of the channel.
+
+import { type ClientFrame, describeChannel, ErrorCode, encodeChannelEvent } from '@herald/protocol-core';
+import { publishFrom } from './fan-out.js';
+import { sendError } from './send.js';
+import type { AppState, ServerContext, Socket } from './state.js';
+
+type ClientEventFrame = Extract<ClientFrame, { type: 'client-event' }>;
+
+/** Relays a client event, or answers with 4301 when it is refused. */
+export function clientEvent(ctx: ServerContext, ws: Socket, app: AppState, frame: ClientEventFrame): void {
+  const data = ws.getUserData();
+  const { channel, event } = frame;
+  const refusal = clientEventRefusal(ws, app, frame);
+  if (refusal !== undefined) {
+    ctx.logger.debug('client event refused', {
+      scope: 'socket.handler',
+      appId: app.config.id,
+      socketId: data.socketId,
+      channel,
+      reason: refusal,
+    });
+    sendError(ws, app, ErrorCode.ClientEventRejected, refusal);
+    return;
+  }
+  const traits = describeChannel(channel);
+  const userId = data.presence?.get(channel);
+  const encoded = encodeChannelEvent({
+    event,
+    channel,
+    data: frame.data,
+    userId: traits.presence ? userId : undefined,
+  });
+  const recipients = publishFrom(ctx, ws, app, channel, encoded);
+  const events = ctx.events;
+  if (events.has('messageSent')) {
+    events.emit('messageSent', { appId: app.config.id, channel, event, recipients }, ctx.reportListenerError);
+  }
+  if (events.has('clientEvent')) {
+    const payload = typeof frame.data === 'string' ? frame.data : JSON.stringify(frame.data ?? null);
+    events.emit(
+      'clientEvent',
+      { appId: app.config.id, channel, event, data: payload, socketId: data.socketId, userId },
+      ctx.reportListenerError,
+    );
+  }
+}
+
+/** Why a client event is refused, or undefined when it may be relayed. */
+function clientEventRefusal(ws: Socket, app: AppState, frame: ClientEventFrame): string | undefined {
+  const data = ws.getUserData();
+  const { channel, event } = frame;
+  if (app.config.clientEvents === 'none') return 'Client events are not enabled for this app';
+  const traits = describeChannel(channel);
+  if (!traits.clientEvents) return `Client events are not allowed on ${traits.kind} channels`;
+  if (!data.channels.has(channel)) return `Subscribe to ${channel} before sending client events on it`;
+  // `all` and `members` (the spec's "members of the channel") both mean: subscribed to it. The subscription is
+  // what authorized the private or presence channel, so no user identity is asked for on top.
+  if (event.length > app.config.maxEventNameLength) {
+    return `Event name is longer than ${app.config.maxEventNameLength} characters`;
+  }
+  // Pusher's limit applies to the data, in bytes (string length would let multi-byte text through at 3x).
+  const payload = typeof frame.data === 'string' ? frame.data : JSON.stringify(frame.data ?? null);
+  if (Buffer.byteLength(payload) > app.config.maxEventPayloadBytes) {
+    return `Event data is larger than ${app.config.maxEventPayloadBytes} bytes`;
+  }
+  return undefined;
+}

@@ -1,0 +1,28 @@
+import { forgetUser } from './sign-in.js';
+import type { ServerContext, Socket } from './state.js';
+import { leave } from './unsubscribe.js';
+
+/** A socket closed (either side): leaves its channels, signs its user out, and gives back its cluster admission. */
+export function disconnect(ctx: ServerContext, ws: Socket, code: number): void {
+  const data = ws.getUserData();
+  data.open = false;
+  const app = data.app;
+  if (!app?.sockets.delete(ws)) return;
+  ctx.socketsById.delete(data.socketId);
+  for (const channel of [...data.channels]) leave(ctx, ws, app, channel, 'close');
+  if (data.userId !== undefined) forgetUser(ctx, ws, app, data.userId);
+  app.metrics.connections.dec();
+  app.metrics.disconnections.inc();
+  if (data.admitted) ctx.cluster?.releaseConnection(app.config.id);
+  ctx.logger.debug('connection closed', {
+    scope: 'socket.connection',
+    appId: app.config.id,
+    socketId: data.socketId,
+    code,
+  });
+  ctx.events.emit(
+    'connectionClosed',
+    { appId: app.config.id, socketId: data.socketId, code },
+    ctx.reportListenerError,
+  );
+}

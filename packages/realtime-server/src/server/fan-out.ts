@@ -1,0 +1,98 @@
+// Where a frame is fanned out: to this node's subscribers of a channel through the transport's topic, and to the
+// other nodes through the cluster.
+
+import { describeChannel, encodeChannelEvent } from '@herald/protocol-core';
+import { cacheEvent } from './cache-channels.js';
+import { topicOf } from './send.js';
+import type { AppState, ServerContext, Socket } from './state.js';
+
+/** What {@link RealtimeServer.publish} sends. */
+export interface PublishRequest {
+  readonly channels: readonly string[];
+  readonly event: string;
+  /** Forwarded byte for byte as the event's `data` string. */
+  readonly data: string;
+  /** This socket does not receive the event (Pusher's `socket_id` on trigger). */
+  readonly excludeSocketId?: string;
+}
+
+/** Publishes an event to channels of an app (REST trigger): here, to the cluster, and into cache channels. */
+export function publish(ctx: ServerContext, appId: string, request: PublishRequest): void {
+  const app = ctx.apps.byId.get(appId);
+  if (!app) return;
+  const { cluster, events } = ctx;
+  for (const channel of request.channels) {
+    const frame = encodeChannelEvent({ event: request.event, channel, data: request.data });
+    if (describeChannel(channel).cache) cacheEvent(ctx, app, channel, frame, request);
+    const recipients = deliverLocal(ctx, app, channel, frame, request.excludeSocketId);
+    cluster?.broadcast({
+      type: 'deliver',
+      delivery: { appId, channel, frame, excludeSocketId: request.excludeSocketId },
+    });
+    if (events.has('messageSent')) {
+      events.emit(
+        'messageSent',
+        { appId, channel, event: request.event, recipients },
+        ctx.reportListenerError,
+      );
+    }
+  }
+}
+
+/** Sends an encoded frame to this node's subscribers of a channel, skipping one socket if it is here. */
+export function deliverLocal(
+  ctx: ServerContext,
+  app: AppState,
+  channel: string,
+  frame: string,
+  excludeSocketId?: string,
+): number {
+  const topic = topicOf(app, channel);
+  const excluded = excludeSocketId ? ctx.socketsById.get(excludeSocketId) : undefined;
+  const excludedData = excluded?.getUserData();
+  if (excluded && excludedData?.app === app && excludedData.channels.has(channel)) {
+    // Publishing through the excluded socket is uWS's native way of skipping exactly that socket.
+    excluded.publish(topic, frame);
+    return countBroadcast(ctx, app, topic, frame, 1);
+  }
+  ctx.transport.publish(topic, frame);
+  return countBroadcast(ctx, app, topic, frame, 0);
+}
+
+/**
+ * Sends a frame from a socket to every other subscriber of the channel, here and on the other nodes (client
+ * events, member_added); returns the recipients on this node.
+ */
+export function publishFrom(
+  ctx: ServerContext,
+  ws: Socket,
+  app: AppState,
+  channel: string,
+  frame: string,
+): number {
+  const topic = topicOf(app, channel);
+  ws.publish(topic, frame);
+  const recipients = countBroadcast(ctx, app, topic, frame, 1);
+  // The socket id is read only when there is a cluster to tell: alone, the fan-out costs no extra call.
+  ctx.cluster?.broadcast({
+    type: 'deliver',
+    delivery: { appId: app.config.id, channel, frame, excludeSocketId: ws.getUserData().socketId },
+  });
+  return recipients;
+}
+
+/** Counts a topic publish in the app's metrics; returns the recipients. */
+function countBroadcast(
+  ctx: ServerContext,
+  app: AppState,
+  topic: string,
+  frame: string,
+  excluded: number,
+): number {
+  const recipients = Math.max(0, ctx.transport.numSubscribers(topic) - excluded);
+  if (recipients > 0) {
+    app.metrics.sent.inc(recipients);
+    app.metrics.bytesOut.inc(recipients * Buffer.byteLength(frame));
+  }
+  return recipients;
+}

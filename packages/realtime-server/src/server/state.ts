@@ -1,0 +1,119 @@
+// What the server holds while it runs, in one place: the apps with their channels, caches and users, each socket's
+// own data, and the context every room of the server is handed.
+//
+// Room functions take the context first and then positional parameters: they run per frame and per fan-out, where
+// an options object per call would be garbage on the hot path.
+
+import type { ClusterAdapter, PresenceRoster } from '@herald/protocol-core';
+import type { AppFallbacks, ResolvedApp } from '../app.js';
+import type { ApplicationEventEmitter } from '../application-events.js';
+import type { Logger } from '../logger.js';
+import type { ServerMetrics } from '../metrics.js';
+import type { SocketRateLimiter } from '../rate-limits.js';
+import type { Transport, TransportSocket } from '../transport/types.js';
+
+/** A cache channel's last event, its frame encoded once. */
+export interface CachedEvent {
+  readonly frame: string;
+  readonly event: string;
+  readonly data: string;
+  readonly expiresAt: number;
+}
+
+/** One occupied channel on this node. */
+export interface ChannelState {
+  subscribers: number;
+  /** Presence channels only. */
+  readonly roster: PresenceRoster | undefined;
+}
+
+/** An app's metrics, labelled once when the app is added. */
+export interface AppMetrics {
+  readonly connections: { inc(): void; dec(): void };
+  readonly newConnections: { inc(): void };
+  readonly disconnections: { inc(): void };
+  readonly received: { inc(value?: number): void };
+  readonly sent: { inc(value?: number): void };
+  readonly bytesIn: { inc(value?: number): void };
+  readonly bytesOut: { inc(value?: number): void };
+  readonly subscriptions: { inc(): void; dec(): void };
+}
+
+/** Channels with a subscription count update due, and the count each was last told. */
+export interface SubscriptionCounts {
+  readonly due: Map<string, NodeJS.Timeout>;
+  readonly told: Map<string, number>;
+  /** Channels whose count changed on this node since their last update: this node reports them (webhooks). */
+  readonly changedHere: Set<string>;
+}
+
+/** One app as this node serves it. */
+export interface AppState {
+  /** Replaced in place when the app changes at run time: sockets hold the state, so they see the new config. */
+  config: ResolvedApp;
+  readonly topicPrefix: string;
+  readonly sockets: Set<Socket>;
+  readonly channels: Map<string, ChannelState>;
+  readonly cache: Map<string, CachedEvent>;
+  /** Signed-in users and their sockets. */
+  readonly users: Map<string, Set<Socket>>;
+  /** Watched user id → the signed-in sockets of this node whose watchlist names them. */
+  readonly watchers: Map<string, Set<Socket>>;
+  readonly metrics: AppMetrics;
+  limiter: SocketRateLimiter;
+  readonly counts: SubscriptionCounts;
+}
+
+// Per-socket state stays small: a few scalars, the subscribed channel names and, only on presence channels,
+// the user id each was joined as.
+export interface SocketData {
+  readonly app: AppState | undefined;
+  readonly rejection: { code: number; message: string } | undefined;
+  readonly socketId: string;
+  readonly origin: string | undefined;
+  lastSeen: number;
+  pingedAt: number;
+  readonly channels: Set<string>;
+  presence: Map<string, string> | undefined;
+  userId: string | undefined;
+  /** The signed-in user's watchlist, when it has one. */
+  watchlist: readonly string[] | undefined;
+  open: boolean;
+  /** Set once `connection_established` was sent; frames before it are ignored. */
+  established: boolean;
+  /** Counted by the cluster, so its close must be uncounted there. */
+  admitted: boolean;
+}
+
+export type Socket = TransportSocket<SocketData>;
+
+/** The apps served, by key (upgrades) and by id (REST, cluster). */
+export interface AppRegistry {
+  readonly byKey: Map<string, AppState>;
+  readonly byId: Map<string, AppState>;
+  readonly fallbacks: AppFallbacks;
+  /** Bumped by every reload: topics carry it, so a reload never mixes old and new subscribers. */
+  generation: number;
+  /** Bumped by every app added, so each app state gets topics of its own (also one re-added under an old id). */
+  serial: number;
+}
+
+/** What every room of the server shares; created once by `createRealtimeServer`. */
+export interface ServerContext {
+  readonly logger: Logger;
+  readonly events: ApplicationEventEmitter;
+  readonly metrics: ServerMetrics;
+  /** Absent when this node serves alone. */
+  readonly cluster: ClusterAdapter | undefined;
+  readonly apps: AppRegistry;
+  /** Established sockets by socket id (a publish may exclude one). */
+  readonly socketsById: Map<string, Socket>;
+  /** Set once, right after the context, when the transport is built with the handlers that use the context. */
+  transport: Transport;
+  /** From `close()`: sockets that open are closed at once. */
+  closing: boolean;
+  /** From `drain()`: sockets that open are closed at once. */
+  draining: boolean;
+  /** Logs a throwing application event listener. */
+  readonly reportListenerError: (error: unknown) => void;
+}

@@ -1,0 +1,123 @@
+// Where a subscribe is decided: the channel name, the signature (private, presence) or sign-in (server-to-user),
+// then the join, confirmed at once or once the cluster routes the channel's traffic here (interest routing).
+
+import {
+  type ChannelTraits,
+  type ClientFrame,
+  describeChannel,
+  encodeSubscriptionSucceeded,
+  PresenceRoster,
+  SERVER_TO_USER_PREFIX,
+  serverToUserChannel,
+  validateChannelName,
+  verifyChannelAuth,
+} from '@herald/protocol-core';
+import { replayCache } from './cache-channels.js';
+import { clusterFailed, guard } from './guard.js';
+import { joinPresence, type Member, presenceMember } from './presence-join.js';
+import { send, topicOf } from './send.js';
+import type { AppState, ChannelState, ServerContext, Socket } from './state.js';
+import { countChanged } from './subscription-counts.js';
+import { refuseSubscription } from './subscription-refusal.js';
+
+/** Answers `pusher:subscribe`: refuses it, or joins the socket to the channel and confirms. */
+export function subscribe(
+  ctx: ServerContext,
+  ws: Socket,
+  app: AppState,
+  frame: Extract<ClientFrame, { type: 'subscribe' }>,
+): void {
+  const data = ws.getUserData();
+  const { channel } = frame;
+  const name = validateChannelName(channel, app.config.maxChannelNameLength);
+  if (!name.ok) {
+    refuseSubscription(ctx, ws, app, channel, {
+      type: 'InvalidChannel',
+      error: name.error.message,
+      status: 400,
+    });
+    return;
+  }
+  const traits = describeChannel(channel);
+  const existing = app.channels.get(channel);
+  if (data.channels.has(channel)) {
+    // Already subscribed (a client retrying): confirm again without joining twice.
+    send(ws, app, encodeSubscriptionSucceeded(channel, existing?.roster?.snapshot()));
+    return;
+  }
+  if (traits.kind === 'server-to-user') {
+    if (data.userId === undefined || channel !== serverToUserChannel(data.userId)) {
+      refuseSubscription(ctx, ws, app, channel, {
+        type: 'AuthError',
+        error: `Sign in as ${channel.slice(SERVER_TO_USER_PREFIX.length)} before subscribing to ${channel}`,
+        status: 403,
+      });
+      return;
+    }
+  } else if (traits.requiresAuth) {
+    const signed = verifyChannelAuth(app.config, frame.auth, {
+      socketId: data.socketId,
+      channel,
+      channelData: traits.presence ? (frame.channelData ?? '') : undefined,
+    });
+    if (!signed) {
+      refuseSubscription(ctx, ws, app, channel, {
+        type: 'AuthError',
+        error: `Invalid signature for ${channel}`,
+        status: 401,
+      });
+      return;
+    }
+  }
+  let member: Member | undefined;
+  if (traits.presence) {
+    member = presenceMember(ctx, ws, app, frame, existing?.roster);
+    if (!member) return;
+  }
+
+  const state = channelState(ctx, app, channel, traits);
+  ws.subscribe(topicOf(app, channel));
+  data.channels.add(channel);
+  state.subscribers += 1;
+  app.metrics.subscriptions.inc();
+  // With interest routing, the node's first subscriber of a channel waits until the node receives its traffic.
+  const routed = ctx.cluster?.setLocalSubscriptions(app.config.id, channel, state.subscribers);
+  if (app.config.subscriptionCount) countChanged(ctx, app, channel, traits);
+  if (member && state.roster) {
+    // In a cluster the join is confirmed later, with the cache replayed then.
+    if (!joinPresence(ctx, ws, app, channel, state.roster, member, routed)) return;
+  } else if (routed) {
+    routed.then(
+      guard(ctx.logger, 'channel routing', () => {
+        if (!data.open || !data.channels.has(channel)) return;
+        send(ws, app, encodeSubscriptionSucceeded(channel));
+        if (traits.cache) replayCache(ctx, ws, app, channel);
+      }),
+      clusterFailed(ctx.logger, 'channel routing'),
+    );
+    return;
+  } else {
+    send(ws, app, encodeSubscriptionSucceeded(channel));
+  }
+  if (traits.cache) replayCache(ctx, ws, app, channel);
+}
+
+/** The channel's state on this node, created (and announced) with its first subscriber here. */
+function channelState(
+  ctx: ServerContext,
+  app: AppState,
+  channel: string,
+  traits: ChannelTraits,
+): ChannelState {
+  let state = app.channels.get(channel);
+  if (!state) {
+    state = { subscribers: 0, roster: traits.presence ? new PresenceRoster() : undefined };
+    app.channels.set(channel, state);
+    ctx.events.emit('channelCreated', { appId: app.config.id, channel }, ctx.reportListenerError);
+    // Alone, this node's first subscriber is the channel's first; in a cluster the adapter decides.
+    if (!ctx.cluster) {
+      ctx.events.emit('channelOccupied', { appId: app.config.id, channel }, ctx.reportListenerError);
+    }
+  }
+  return state;
+}

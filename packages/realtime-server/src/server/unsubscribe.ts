@@ -1,0 +1,38 @@
+import { describeChannel } from '@herald/protocol-core';
+import { leavePresence } from './presence-leave.js';
+import { topicOf } from './send.js';
+import type { AppState, ServerContext, Socket } from './state.js';
+import { countChanged } from './subscription-counts.js';
+
+/**
+ * Why a socket leaves a channel: it unsubscribed, it is closing (the transport drops its topics itself), or the
+ * cluster refused its presence join (nothing is announced, the cluster's roster is not touched).
+ */
+export type LeaveReason = 'unsubscribe' | 'close' | 'refused';
+
+/** Removes a socket from a channel, and the channel from this node once its last subscriber left. */
+export function leave(
+  ctx: ServerContext,
+  ws: Socket,
+  app: AppState,
+  channel: string,
+  reason: LeaveReason,
+): void {
+  const data = ws.getUserData();
+  if (!data.channels.delete(channel)) return;
+  if (reason !== 'close') ws.unsubscribe(topicOf(app, channel));
+  app.metrics.subscriptions.dec();
+  const state = app.channels.get(channel);
+  if (!state) return;
+  const { cluster, events } = ctx;
+  state.subscribers -= 1;
+  // Nothing waits for the routing on a leave (and its promise never rejects).
+  void cluster?.setLocalSubscriptions(app.config.id, channel, Math.max(0, state.subscribers));
+  if (app.config.subscriptionCount) countChanged(ctx, app, channel, describeChannel(channel));
+  if (state.roster) leavePresence(ctx, data, app, channel, state.roster, reason === 'refused');
+  if (state.subscribers <= 0) {
+    app.channels.delete(channel);
+    events.emit('channelRemoved', { appId: app.config.id, channel }, ctx.reportListenerError);
+    if (!cluster) events.emit('channelVacated', { appId: app.config.id, channel }, ctx.reportListenerError);
+  }
+}

@@ -1,0 +1,62 @@
+// Watchlists: a signed-in socket learns when the users it watches go online or offline. A user is online while any
+// of their sockets is signed in on any node. Alone, this node decides; in a cluster the adapter does, once, and
+// tells every node (`userChanged`).
+
+import { encodeWatchlistEvents } from '@herald/protocol-core';
+import { clusterFailed, guard } from './guard.js';
+import { send } from './send.js';
+import type { AppState, ServerContext, Socket } from './state.js';
+
+/** A user's first socket signed in (online) or their last signed out (offline) on this node. */
+export function userSignedIn(ctx: ServerContext, app: AppState, userId: string, online: boolean): void {
+  if (ctx.cluster?.setLocalUser) ctx.cluster.setLocalUser(app.config.id, userId, online);
+  else tellWatchers(app, userId, online);
+}
+
+/** Tells this node's sockets watching a user that the user went online or offline. */
+export function tellWatchers(app: AppState, userId: string, online: boolean): void {
+  const watching = app.watchers.get(userId);
+  if (!watching) return;
+  const frame = encodeWatchlistEvents([{ name: online ? 'online' : 'offline', user_ids: [userId] }]);
+  for (const ws of watching) send(ws, app, frame);
+}
+
+/** Registers a signed-in socket's watchlist and tells it which watched users are online now. */
+export function watch(ctx: ServerContext, ws: Socket, app: AppState, watchlist: readonly string[]): void {
+  const data = ws.getUserData();
+  data.watchlist = watchlist;
+  for (const userId of watchlist) {
+    const watching = app.watchers.get(userId) ?? new Set<Socket>();
+    watching.add(ws);
+    app.watchers.set(userId, watching);
+  }
+  const tell = (online: readonly string[]) => {
+    if (!data.open || data.watchlist !== watchlist || online.length === 0) return;
+    send(ws, app, encodeWatchlistEvents([{ name: 'online', user_ids: online }]));
+  };
+  const local = () => watchlist.filter((userId) => app.users.has(userId));
+  const cluster = ctx.cluster;
+  if (!cluster?.onlineUsers) {
+    tell(local());
+    return;
+  }
+  cluster
+    .onlineUsers(app.config.id, watchlist)
+    .then(guard(ctx.logger, 'watchlist', tell), (error: unknown) => {
+      clusterFailed(ctx.logger, 'watchlist')(error);
+      tell(local());
+    });
+}
+
+/** Forgets a socket's watchlist. */
+export function unwatch(ws: Socket, app: AppState): void {
+  const data = ws.getUserData();
+  if (!data.watchlist) return;
+  for (const userId of data.watchlist) {
+    const watching = app.watchers.get(userId);
+    if (!watching) continue;
+    watching.delete(ws);
+    if (watching.size === 0) app.watchers.delete(userId);
+  }
+  data.watchlist = undefined;
+}
