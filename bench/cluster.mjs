@@ -210,7 +210,11 @@ async function startRedis(clusterMode) {
  * tcpi_bytes_received of every connection to those ports): the same measure for every server, whatever its client.
  */
 function redisBytesByPid(redisPorts) {
-  const out = spawnSync('ss', ['-tinpH'], { encoding: 'utf8' }).stdout.split('\n');
+  // Filtered by the kernel to connections towards Redis: the machine may hold tens of thousands of other sockets.
+  const filter = `( ${redisPorts.map((port) => `dport = :${port}`).join(' or ')} )`;
+  const out = spawnSync('ss', ['-tinpH', filter], { encoding: 'utf8', maxBuffer: 64 * 2 ** 20 }).stdout.split(
+    '\n',
+  );
   const bytes = new Map();
   for (let i = 0; i < out.length; i++) {
     const line = out[i];
@@ -457,10 +461,11 @@ async function measure(name, nodes, redis) {
       rows.push({
         node: `n${k}`,
         deliveries_s: perSecond(progress0[k], progress1[k]),
-        redis_msgs_s: c1.messages !== undefined ? perSecond(c0.messages, c1.messages) : null,
+        redis_msgs_s: c1.messages !== undefined ? perSecond(c0.messages ?? 0, c1.messages) : null,
         redis_kib_s: round(redisBytes / 1024 / elapsed, 1),
         redis_bytes_per_publish: round(redisBytes / Math.max(1, ok)),
-        adapter_kib_s: c1.bytes !== undefined ? round((c1.bytes - c0.bytes) / 1024 / elapsed, 1) : null,
+        adapter_kib_s:
+          c1.bytes !== undefined ? round((c1.bytes - (c0.bytes ?? 0)) / 1024 / elapsed, 1) : null,
         cpu_pct: round((100 * (cpu1[k] - cpu0[k])) / elapsed),
       });
     });

@@ -113,8 +113,8 @@ const BACKOFF = { firstMs: 1000, maxMs: 30_000, stableMs: 60_000 } as const;
 
 /**
  * Runs `config.servers[default].workers` worker processes and supervises them. A worker that exits while the
- * parent is not stopping is restarted with backoff; one that fails before it ever listened (a bad config, the port
- * taken by another program) stops them all and the parent exits 1. SIGTERM and SIGINT drain every worker (each as a
+ * parent is not stopping is restarted with backoff; one that exits before every worker of the first start listened
+ * (a bad config, the port taken by another program) stops them all and the parent exits 1. SIGTERM and SIGINT drain every worker (each as a
  * single server drains), then the parent exits 0; a second signal stops them at once. SIGHUP is passed on
  * (`realtime restart_server`).
  */
@@ -174,8 +174,8 @@ export async function runWorkers(options: WorkersOptions): Promise<void> {
         finishIfDone();
         return;
       }
-      if (!ready.has(index)) {
-        // It never listened: restarting would fail the same way.
+      if (!announced) {
+        // A worker of the first start that stopped: restarting would most likely fail the same way.
         logger.error('worker failed to start; stopping every worker', { worker: index, code, signal });
         stopping = true;
         exitCode = 1;
