@@ -68,8 +68,9 @@ describe('realtime server --workers 2', () => {
         server: { url: `redis://127.0.0.1:${redis.port}` },
       },
     });
-    bin = await startBin(['--workers', '2'], { cwd });
-  });
+    // Two processes start at once: give them longer than one on a busy machine.
+    bin = await startBin(['--workers', '2'], { cwd, timeoutMs: 120_000 });
+  }, 150_000);
   afterAll(async () => {
     for (const client of clients) client.disconnect();
     await bin?.stop();
