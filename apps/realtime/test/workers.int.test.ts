@@ -1,4 +1,4 @@
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isAlive } from '../src/control.js';
 import { type PusherClient, pusherJsClient } from './pusher-client.js';
 import { type RedisProcess, startRedis } from './redis-process.js';
-import { type RunningBin, runBin, startBin } from './run-bin.js';
+import { BIN, type RunningBin, runBin, startBin } from './run-bin.js';
 
 const APP = { id: 'shop', key: 'shop-key', secret: 'shop-secret' };
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -171,6 +171,47 @@ describe('realtime server --workers 2', () => {
     expect(await bin.exited).toBe(0);
     await until(() => !pids.some(isAlive), 'every worker to exit', 15_000);
   });
+});
+
+describe('realtime server --workers 2 in a terminal', () => {
+  it('stops every process on Ctrl-C (SIGINT to the whole process group), each worker draining once', async () => {
+    const redis = await startRedis();
+    try {
+      const cwd = configDir({
+        applications: [APP],
+        servers: { herald: { shutdown_grace_period: 0 } },
+        scaling: {
+          enabled: true,
+          prefix: `w${randomBytes(4).toString('hex')}:`,
+          server: { url: `redis://127.0.0.1:${redis.port}` },
+        },
+      });
+      // Its own process group, as a shell gives a foreground command: Ctrl-C signals the parent and every worker.
+      const child = spawn(
+        process.execPath,
+        [BIN, 'server', '--workers', '2', '--port', '0', '--host', '127.0.0.1'],
+        {
+          cwd,
+          detached: true,
+          env: { PATH: process.env.PATH, REALTIME_TRANSPORT: process.env.REALTIME_TRANSPORT ?? 'auto' },
+        },
+      );
+      let stdout = '';
+      child.stdout?.on('data', (chunk) => (stdout += chunk));
+      const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+      await until(() => stdout.includes('REST API'), 'the banner', 120_000);
+      const pids = workerPids(stdout);
+      expect(pids).toHaveLength(2);
+      process.kill(-(child.pid as number), 'SIGINT');
+      expect(await exited).toBe(0);
+      await until(() => !pids.some(isAlive), 'every worker to exit', 15_000);
+      // Each worker drained once: the parent's request came after the terminal's signal and changed nothing.
+      expect(stdout.match(/"msg":"draining"/g)).toHaveLength(2);
+      expect(stdout).not.toContain('stopping now');
+    } finally {
+      await redis.stop();
+    }
+  }, 180_000);
 });
 
 describe('realtime server --workers without scaling', () => {
