@@ -189,9 +189,10 @@ export async function runWorkers(options: WorkersOptions): Promise<void> {
       const delay = Math.min(BACKOFF.maxMs, BACKOFF.firstMs * 2 ** crashes);
       slots.set(index, { ...slot, crashes: crashes + 1 });
       logger.warn('worker exited; restarting it', { worker: index, code, signal, delayMs: delay });
+      // Not unref'd: when every worker died at once, this timer is what keeps the parent alive until the restart.
       setTimeout(() => {
         if (!stopping) fork(index);
-      }, delay).unref();
+      }, delay);
     });
   };
 
