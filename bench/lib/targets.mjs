@@ -86,7 +86,7 @@ async function startSilentReceiver() {
   };
 }
 
-function heraldConfig(port, webhookUrl) {
+export function heraldConfig(port, webhookUrl) {
   const webhooks = webhookUrl
     ? [
         {
@@ -136,7 +136,7 @@ function heraldConfig(port, webhookUrl) {
   };
 }
 
-function soketiEnv(port) {
+export function soketiEnv(port) {
   return {
     SOKETI_HOST: '127.0.0.1',
     SOKETI_PORT: String(port),
@@ -164,7 +164,7 @@ function soketiEnv(port) {
   };
 }
 
-async function waitForPort(port, child, timeoutMs = 20_000) {
+export async function waitForPort(port, child, timeoutMs = 20_000) {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
     if (child.exitCode !== null) throw new Error(`exited with ${child.exitCode} before listening`);

@@ -30,13 +30,15 @@ export function appSummary(apps: readonly ServedApp[], config: RealtimeConfig, p
   return lines;
 }
 
-/** Prints the start-up banner: address, config source, transport, then every app served. */
+/** Prints the start-up banner: address, config source, transport, workers, then every app served. */
 export function printBanner(
   config: RealtimeConfig,
   running: {
     readonly port: number;
-    readonly server: { readonly transport: { readonly reason: string } };
-    apps(): readonly ServedApp[];
+    readonly transportReason: string;
+    readonly apps: readonly ServedApp[];
+    /** With `--workers N`: how many processes share the port, and how. */
+    readonly workers?: string;
   },
   source: string,
 ): void {
@@ -49,11 +51,12 @@ export function printBanner(
     `Herald real-time server listening on ${bound}:${running.port} (config: ${source})`,
     // Said once, plainly: which transport carries the sockets and why (and, when it is the portable one, what
     // to install for native speed).
-    `Transport: ${running.server.transport.reason}`,
+    `Transport: ${running.transportReason}`,
+    ...(running.workers ? [`Workers: ${running.workers}`] : []),
     ...(store ? [store] : []),
     '',
-    ...appSummary(running.apps(), config, running.port),
+    ...appSummary(running.apps, config, running.port),
   ];
-  if (running.apps().length === 0) lines.push(NO_APPS, '');
+  if (running.apps.length === 0) lines.push(NO_APPS, '');
   console.log(lines.join('\n'));
 }

@@ -6,6 +6,7 @@ import { registerServer, runningServers } from './control.js';
 import { loadConfig } from './load-config.js';
 import { createLogger, scoped } from './logger.js';
 import { requestClusterRestart, startRealtime } from './start.js';
+import { onParentStop, reportReady, runWorkers, workerConfig, workerRole } from './workers.js';
 
 const USAGE = `Usage: realtime <command> [options]
 
@@ -15,6 +16,7 @@ Commands:
     --port <port>     Port to bind (overrides the config; 0 picks a free port)
     --config <file>   Config file (default: realtime.config.{json,js,mjs,ts} in the working directory)
     --debug           Log at debug level
+    --workers <n>     Processes sharing the port, each a cluster node (needs scaling.enabled; default 1)
   restart_server    Close every socket with 4200 and start fresh with the config re-read, on every
                     node of the cluster (through Redis) or on every server running on this machine
     --config <file>   Config file (to find the Redis of the cluster)
@@ -39,6 +41,10 @@ function fail(lines: readonly string[], source: string): never {
   process.exit(1);
 }
 
+function bannerOf(running: Awaited<ReturnType<typeof startRealtime>>) {
+  return { port: running.port, transportReason: running.server.transport.reason, apps: running.apps() };
+}
+
 async function server(argv: string[]): Promise<void> {
   const { values } = parseArgs({
     args: argv,
@@ -47,6 +53,7 @@ async function server(argv: string[]): Promise<void> {
       port: { type: 'string' },
       config: { type: 'string' },
       debug: { type: 'boolean' },
+      workers: { type: 'string' },
     },
     strict: true,
   });
@@ -56,10 +63,17 @@ async function server(argv: string[]): Promise<void> {
     if (!Number.isInteger(port) || port < 0 || port > 65535)
       fail([`--port: "${values.port}" is not a port number`], 'command line');
   }
-  const cli = { host: values.host, port, config: values.config, debug: values.debug };
+  let workers: number | undefined;
+  if (values.workers !== undefined) {
+    workers = Number(values.workers);
+    if (!Number.isInteger(workers) || workers < 1)
+      fail([`--workers: "${values.workers}" is not a whole number of processes (1 or more)`], 'command line');
+  }
+  const cli = { host: values.host, port, config: values.config, debug: values.debug, workers };
   const loaded = await loadConfig({ cwd: process.cwd(), env: process.env, cli });
   if (!loaded.ok) fail(loaded.problems, loaded.source);
-  const { config } = loaded;
+  const role = workerRole();
+  const config = role ? workerConfig(loaded.config, role) : loaded.config;
   const { logger: root, flush } = createLogger({
     enabled: config.logging.enabled,
     debug: loaded.debug,
@@ -69,6 +83,23 @@ async function server(argv: string[]): Promise<void> {
     logPath: config.logging.log_path,
   });
   const logger = scoped(root, 'command.server');
+  if (!role && (config.servers[config.default]?.workers ?? 1) > 1) {
+    await runWorkers({
+      config,
+      argv,
+      logger,
+      started: (ready) => {
+        printBanner(config, { ...ready, transportReason: ready.transport }, loaded.source);
+        const unregister = registerServer({ pid: process.pid, port: ready.port, cwd: process.cwd() });
+        process.once('exit', unregister);
+      },
+      exit: (code) => {
+        flush();
+        process.exit(code);
+      },
+    });
+    return;
+  }
   // Signals are handled from the start, so a SIGTERM during start-up still shuts down cleanly.
   let running: Awaited<ReturnType<typeof startRealtime>> | undefined;
   let unregister = () => {};
@@ -105,7 +136,7 @@ async function server(argv: string[]): Promise<void> {
       logger.info('restarting', { scope: 'socket.server.restart', source: reloaded.source });
       const pending = running.reload(reloaded.config);
       for (const warning of pending) logger.warn(warning, { scope: 'socket.server.restart' });
-      printBanner(reloaded.config, running, reloaded.source);
+      if (!role) printBanner(reloaded.config, bannerOf(running), reloaded.source);
     } catch (error) {
       logger.error('restart failed', { error });
       process.exit(1);
@@ -116,6 +147,16 @@ async function server(argv: string[]): Promise<void> {
   process.on('SIGTERM', () => stop('SIGTERM'));
   process.on('SIGINT', () => stop('SIGINT'));
   process.on('SIGHUP', () => void restart());
+  if (role)
+    onParentStop(
+      (reason) => {
+        if (!stopping) stop(reason);
+      },
+      () => {
+        flush();
+        process.exit(1);
+      },
+    );
 
   try {
     running = await startRealtime(config, root, {
@@ -133,9 +174,15 @@ async function server(argv: string[]): Promise<void> {
     await running.close();
     return;
   }
-  unregister = registerServer({ pid: process.pid, port: running.port, cwd: process.cwd() });
-  printBanner(config, running, loaded.source);
+  if (role) {
+    // The parent prints the banner and registers for `realtime restart_server` (it passes SIGHUP on).
+    reportReady({ port: running.port, transport: running.server.transport.reason, apps: running.apps() });
+  } else {
+    unregister = registerServer({ pid: process.pid, port: running.port, cwd: process.cwd() });
+    printBanner(config, bannerOf(running), loaded.source);
+  }
   scoped(root, 'command.server.start').info('server started', {
+    ...(role ? { worker: role.index, nodeId: role.nodeId } : {}),
     port: running.port,
     transport: running.server.transport.name,
     apps: running.apps().map((app) => app.id),

@@ -41,6 +41,11 @@ export const serverSchema = z
      * `/ready` turned 503; 0 closes them all at once.
      */
     shutdown_grace_period: z.number().min(0).default(5),
+    /**
+     * Processes sharing the port (SO_REUSEPORT, or node:cluster's distribution), each a cluster node: more than
+     * one needs `scaling.enabled`.
+     */
+    workers: z.number().int().min(1).max(256).default(1),
   })
   .strict();
 
@@ -226,6 +231,17 @@ export const configSchema = z
         code: 'custom',
         path: ['default'],
         message: `names server "${config.default}", which is not under servers (${Object.keys(config.servers).join(', ')})`,
+      });
+    }
+    const workers = config.servers[config.default]?.workers ?? 1;
+    if (workers > 1 && !config.scaling.enabled) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['servers', config.default, 'workers'],
+        message:
+          `is ${workers} (from --workers, REALTIME_WORKERS or the file), which needs scaling.enabled: each worker is a ` +
+          'separate process and cluster node, and without Redis they would not share channels, presence or ' +
+          'published events (set scaling.enabled and scaling.server, or REALTIME_SCALING_ENABLED and REALTIME_REDIS_URL)',
       });
     }
     const seen = { id: new Set<string>(), key: new Set<string>() };

@@ -22,7 +22,8 @@ export function registerServer(server: RegisteredServer, dir = controlDir()): ()
   return () => rmSync(file, { force: true });
 }
 
-function isAlive(pid: number): boolean {
+/** Whether a process with this pid runs (signal 0 checks without signalling). */
+export function isAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;

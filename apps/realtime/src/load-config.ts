@@ -31,6 +31,7 @@ export const envSchema = z.object({
   REALTIME_TLS_KEY: z.string().min(1).optional(),
   REALTIME_MAX_REQUEST_SIZE: z.coerce.number().int().positive().optional(),
   REALTIME_SHUTDOWN_GRACE_PERIOD: z.coerce.number().min(0).optional(),
+  REALTIME_WORKERS: z.coerce.number().int().min(1).optional(),
   REALTIME_APP_ID: z.string().min(1).optional(),
   REALTIME_APP_KEY: z.string().min(1).optional(),
   REALTIME_APP_SECRET: z.string().min(1).optional(),
@@ -54,6 +55,7 @@ export interface CliOverrides {
   readonly port?: number | undefined;
   readonly config?: string | undefined;
   readonly debug?: boolean | undefined;
+  readonly workers?: number | undefined;
 }
 
 /** The outcome of loading: the config and where it came from, or every problem found. */
@@ -114,6 +116,7 @@ function applyOverrides(raw: Json, env: z.output<typeof envSchema>, cli: CliOver
     [['hostname'], env.REALTIME_HOSTNAME],
     [['max_request_size'], env.REALTIME_MAX_REQUEST_SIZE],
     [['shutdown_grace_period'], env.REALTIME_SHUTDOWN_GRACE_PERIOD],
+    [['workers'], cli.workers ?? env.REALTIME_WORKERS],
     [['options', 'tls', 'local_cert'], env.REALTIME_TLS_CERT],
     [['options', 'tls', 'local_pk'], env.REALTIME_TLS_KEY],
   ];

@@ -45,7 +45,7 @@ export function runBin(
 /** Starts `realtime server` and resolves once it prints the address it listens on. */
 export function startBin(
   args: string[],
-  options: { env?: NodeJS.ProcessEnv; cwd?: string } = {},
+  options: { env?: NodeJS.ProcessEnv; cwd?: string; timeoutMs?: number } = {},
 ): Promise<RunningBin> {
   const child = spawn(process.execPath, [BIN, 'server', '--port', '0', '--host', '127.0.0.1', ...args], {
     cwd: options.cwd,
@@ -67,7 +67,7 @@ export function startBin(
     const timer = setTimeout(() => {
       child.kill('SIGKILL');
       reject(new Error(`realtime did not start:\n${running.stdout}\n${running.stderr}`));
-    }, 30_000);
+    }, options.timeoutMs ?? 30_000);
     child.stderr.on('data', (chunk) => (running.stderr += chunk));
     child.stdout.on('data', (chunk) => {
       running.stdout += chunk;

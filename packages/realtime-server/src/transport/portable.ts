@@ -1,3 +1,4 @@
+import cluster from 'node:cluster';
 import { readFileSync } from 'node:fs';
 import {
   createServer as createHttpServer,
@@ -178,6 +179,21 @@ function refuseUpgrade(socket: Duplex, status: number, text: string): void {
   );
 }
 
+/** Whether this Node binds with SO_REUSEPORT on request (`reusePort`, Node 22.12+ and 23.1+). */
+function hasReusePort(): boolean {
+  const [major = 0, minor = 0] = process.versions.node.split('.').map(Number);
+  return major > 23 || (major === 23 && minor >= 1) || (major === 22 && minor >= 12);
+}
+
+/**
+ * In a node:cluster worker (`realtime server --workers N`), each worker binds its own SO_REUSEPORT socket where
+ * Node can, so the kernel spreads connections as it does for uWS; elsewhere the listen goes through the cluster
+ * primary, which hands connections round-robin. A lone server binds as usual (a taken port is an error).
+ */
+function sharedListen(): { reusePort?: boolean; exclusive?: boolean } {
+  return cluster.isWorker && hasReusePort() ? { reusePort: true, exclusive: true } : {};
+}
+
 /**
  * The portable transport: Node's own `http`/`https` and the `ws` package, for every Node line and C library where no
  * native uWebSockets.js build loads. Same routes, checks, close semantics and backpressure rule as the uWS one;
@@ -262,7 +278,7 @@ export function createPortableTransport<Data>(options: TransportOptions<Data>): 
             ),
           );
         server.once('error', failed);
-        server.listen({ host, port }, () => {
+        server.listen({ host, port, ...sharedListen() }, () => {
           server.off('error', failed);
           const address = server.address();
           resolve(typeof address === 'object' && address ? address.port : port);

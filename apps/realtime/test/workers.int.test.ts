@@ -1,0 +1,236 @@
+import { spawn, spawnSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Pusher from 'pusher';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { isAlive } from '../src/control.js';
+import { type PusherClient, pusherJsClient } from './pusher-client.js';
+import { type RedisProcess, startRedis } from './redis-process.js';
+import { BIN, type RunningBin, runBin, startBin } from './run-bin.js';
+
+const APP = { id: 'shop', key: 'shop-key', secret: 'shop-secret' };
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+async function until(check: () => boolean, what: string, ms = 60_000): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await sleep(25);
+  }
+}
+
+function configDir(config: object): string {
+  const cwd = mkdtempSync(join(tmpdir(), 'herald-workers-'));
+  writeFileSync(join(cwd, 'realtime.config.json'), JSON.stringify(config));
+  return cwd;
+}
+
+/** The worker pids the banner lists: `Workers: 2 processes (pids 1, 2) on port …`. */
+function workerPids(stdout: string): number[] {
+  const match = /Workers: (\d+) processes \(pids ([\d, ]+)\)/.exec(stdout);
+  return match ? (match[2] as string).split(', ').map(Number) : [];
+}
+
+describe('realtime server --workers 2', () => {
+  let redis: RedisProcess;
+  let bin: RunningBin;
+  let prefix: string;
+  const clients: PusherClient[] = [];
+
+  /** Connections per node id, as the cluster counts them in Redis. */
+  const connectionsByNode = (): Record<string, number> => {
+    const out = spawnSync(
+      'redis-cli',
+      ['-p', String(redis.port), 'HGETALL', `${prefix}{connections:${APP.id}}`],
+      {
+        encoding: 'utf8',
+      },
+    ).stdout.trim();
+    const parts = out === '' ? [] : out.split('\n');
+    const counts: Record<string, number> = {};
+    for (let i = 0; i + 1 < parts.length; i += 2) counts[parts[i] as string] = Number(parts[i + 1]);
+    return counts;
+  };
+
+  beforeAll(async () => {
+    redis = await startRedis();
+    prefix = `w${randomBytes(4).toString('hex')}:`;
+    const cwd = configDir({
+      applications: [APP],
+      servers: { herald: { shutdown_grace_period: 1 } },
+      scaling: {
+        enabled: true,
+        prefix,
+        heartbeat_ms: 200,
+        dead_after_ms: 1000,
+        server: { url: `redis://127.0.0.1:${redis.port}` },
+      },
+    });
+    // Two processes start at once: give them longer than one on a busy machine.
+    bin = await startBin(['--workers', '2'], { cwd, timeoutMs: 120_000 });
+  }, 150_000);
+  afterAll(async () => {
+    for (const client of clients) client.disconnect();
+    await bin?.stop();
+    await redis?.stop();
+  });
+
+  it('says in its banner that two worker processes share the port', () => {
+    expect(bin.stdout).toMatch(new RegExp(`Workers: 2 processes \\(pids \\d+, \\d+\\) on port ${bin.port}`));
+    const pids = workerPids(bin.stdout);
+    expect(pids).toHaveLength(2);
+    for (const pid of pids) expect(isAlive(pid)).toBe(true);
+    expect(pids).not.toContain(bin.child.pid);
+  });
+
+  it('serves clients on both workers, and a REST publish reaches every client exactly once', async () => {
+    const received = new Map<number, string[]>();
+    for (let i = 0; i < 24; i++) {
+      const client = pusherJsClient(bin.port, APP.key);
+      clients.push(client);
+      received.set(i, []);
+      const channel = client.subscribe('orders');
+      channel.bind('shipped', (data: { n: number }) => received.get(i)?.push(String(data.n)));
+    }
+    await until(
+      () => clients.every((client) => client.channel('orders')?.subscribed === true),
+      'every client to be subscribed',
+    );
+    // Both workers hold some of the sockets (each worker is a cluster node with its own id).
+    await until(
+      () => Object.values(connectionsByNode()).reduce((a, b) => a + b, 0) === 24,
+      'the counts in Redis',
+    );
+    const byNode = connectionsByNode();
+    expect(Object.keys(byNode)).toHaveLength(2);
+    for (const [node, count] of Object.entries(byNode)) {
+      expect(node).toMatch(/-w[12]$/);
+      expect(count).toBeGreaterThan(0);
+    }
+
+    const sdk = new Pusher({
+      appId: APP.id,
+      key: APP.key,
+      secret: APP.secret,
+      host: '127.0.0.1',
+      port: String(bin.port),
+    });
+    // Several requests, so both workers' REST APIs publish (each lands on whichever worker the kernel picks).
+    for (let n = 1; n <= 6; n++) {
+      const response = await sdk.trigger('orders', 'shipped', { n });
+      expect(response.status).toBe(200);
+    }
+    await until(
+      () => [...received.values()].every((events) => events.length >= 6),
+      'every client to get 6 events',
+    );
+    await sleep(300);
+    for (const events of received.values()) expect(events.sort()).toEqual(['1', '2', '3', '4', '5', '6']);
+  });
+
+  it('restarts a worker that dies, with a fresh node id', async () => {
+    const [victim] = workerPids(bin.stdout) as [number];
+    process.kill(victim, 'SIGKILL');
+    await until(() => bin.stdout.includes('"msg":"worker restarted"'), 'the parent to restart the worker');
+    const replacement = /"worker":\d+,"pid":(\d+),"msg":"worker restarted"/.exec(bin.stdout);
+    expect(Number(replacement?.[1])).not.toBe(victim);
+    expect(isAlive(Number(replacement?.[1]))).toBe(true);
+    // The dead worker's sockets reconnect to the surviving one; the replacement joins the cluster as a new node
+    // (the dead one is reaped) and takes new connections.
+    const nodes = () =>
+      spawnSync('redis-cli', ['-p', String(redis.port), 'ZRANGE', `${prefix}{nodes}`, '0', '-1'], {
+        encoding: 'utf8',
+      })
+        .stdout.trim()
+        .split('\n');
+    await until(
+      () => nodes().length === 2 && nodes().some((id) => id.endsWith('r1')),
+      'the replacement node',
+    );
+    await until(
+      () => Object.values(connectionsByNode()).reduce((a, b) => a + b, 0) === 24,
+      'the sockets to come back',
+    );
+    for (let i = 0; i < 24; i++) clients.push(pusherJsClient(bin.port, APP.key));
+    await until(
+      () => (Object.entries(connectionsByNode()).find(([id]) => id.endsWith('r1'))?.[1] ?? 0) > 0,
+      'a new socket on the replacement',
+    );
+  }, 120_000);
+
+  it('stops every process on SIGTERM', async () => {
+    const pids = [
+      ...workerPids(bin.stdout).filter(isAlive),
+      Number(/"worker":\d+,"pid":(\d+),"msg":"worker restarted"/.exec(bin.stdout)?.[1]),
+    ];
+    expect(pids.every(isAlive)).toBe(true);
+    for (const client of clients) client.disconnect();
+    bin.child.kill('SIGTERM');
+    expect(await bin.exited).toBe(0);
+    await until(() => !pids.some(isAlive), 'every worker to exit', 15_000);
+  });
+});
+
+describe('realtime server --workers 2 in a terminal', () => {
+  it('stops every process on Ctrl-C (SIGINT to the whole process group), each worker draining once', async () => {
+    const redis = await startRedis();
+    try {
+      const cwd = configDir({
+        applications: [APP],
+        servers: { herald: { shutdown_grace_period: 0 } },
+        scaling: {
+          enabled: true,
+          prefix: `w${randomBytes(4).toString('hex')}:`,
+          server: { url: `redis://127.0.0.1:${redis.port}` },
+        },
+      });
+      // Its own process group, as a shell gives a foreground command: Ctrl-C signals the parent and every worker.
+      const child = spawn(
+        process.execPath,
+        [BIN, 'server', '--workers', '2', '--port', '0', '--host', '127.0.0.1'],
+        {
+          cwd,
+          detached: true,
+          env: { PATH: process.env.PATH, REALTIME_TRANSPORT: process.env.REALTIME_TRANSPORT ?? 'auto' },
+        },
+      );
+      let stdout = '';
+      child.stdout?.on('data', (chunk) => (stdout += chunk));
+      const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+      await until(() => stdout.includes('REST API'), 'the banner', 120_000);
+      const pids = workerPids(stdout);
+      expect(pids).toHaveLength(2);
+      process.kill(-(child.pid as number), 'SIGINT');
+      expect(await exited).toBe(0);
+      await until(() => !pids.some(isAlive), 'every worker to exit', 15_000);
+      // Each worker drained once: the parent's request came after the terminal's signal and changed nothing.
+      expect(stdout.match(/"msg":"draining"/g)).toHaveLength(2);
+      expect(stdout).not.toContain('stopping now');
+    } finally {
+      await redis.stop();
+    }
+  }, 180_000);
+});
+
+describe('realtime server --workers without scaling', () => {
+  it('refuses to start, naming the key and why', async () => {
+    const cwd = configDir({ applications: [APP] });
+    const result = await runBin(['server', '--workers', '2', '--port', '0'], { cwd });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain('servers.herald.workers: is 2');
+    expect(result.stderr).toContain('needs scaling.enabled');
+    expect(result.stderr).toMatch(/would not share channels, presence/);
+  });
+
+  it('refuses REALTIME_WORKERS=3 the same way, and a --workers that is not a number', async () => {
+    const cwd = configDir({ applications: [APP] });
+    const fromEnv = await runBin(['server', '--port', '0'], { cwd, env: { REALTIME_WORKERS: '3' } });
+    expect(fromEnv.code).toBe(1);
+    expect(fromEnv.stderr).toContain('servers.herald.workers: is 3');
+    const bad = await runBin(['server', '--workers', 'two'], { cwd });
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toContain('--workers: "two" is not a whole number');
+  });
+});
