@@ -43,6 +43,7 @@ import { RealtimeServerError } from './errors.js';
 import { type FastHttpHandler, type FetchHandler, handleWithFetch } from './http-bridge.js';
 import { type Logger, silentLogger } from './logger.js';
 import { ServerMetrics } from './metrics.js';
+import { queryParam } from './query-param.js';
 import { SocketRateLimiter } from './rate-limits.js';
 import { selectTransport } from './transport/select.js';
 import type {
@@ -329,7 +330,6 @@ export function createRealtimeServer(options: RealtimeServerOptions): RealtimeSe
   // Every app state gets topics of its own, also one added at run time under an id that was removed before.
   let appSerial = 0;
   function addApp(config: ResolvedApp): void {
-    const label = { app_id: config.id };
     appSerial += 1;
     const state: AppState = {
       config,
@@ -339,16 +339,7 @@ export function createRealtimeServer(options: RealtimeServerOptions): RealtimeSe
       cache: new Map(),
       users: new Map(),
       watchers: new Map(),
-      metrics: {
-        connections: metrics.connections.labels(label),
-        newConnections: metrics.newConnections.labels(label),
-        disconnections: metrics.disconnections.labels(label),
-        received: metrics.messagesReceived.labels(label),
-        sent: metrics.messagesSent.labels(label),
-        bytesIn: metrics.bytesReceived.labels(label),
-        bytesOut: metrics.bytesSent.labels(label),
-        subscriptions: metrics.subscriptions.labels(label),
-      },
+      metrics: metrics.forApp(config.id),
       limiter: new SocketRateLimiter(config.connectionLimits, config.id),
       counts: { due: new Map(), told: new Map(), changedHere: new Set() },
     };
@@ -946,7 +937,7 @@ export function createRealtimeServer(options: RealtimeServerOptions): RealtimeSe
     if (!isOriginAllowed(origin || undefined, app.config.allowedOrigins)) {
       return { code: ErrorCode.Unauthorized, message: `Origin ${origin || '(none)'} is not allowed` };
     }
-    const protocol = new URLSearchParams(query).get('protocol');
+    const protocol = queryParam(query, 'protocol');
     if (protocol !== null && protocol !== '7') {
       return {
         code: ErrorCode.UnsupportedProtocol,
@@ -972,11 +963,13 @@ export function createRealtimeServer(options: RealtimeServerOptions): RealtimeSe
       appId: app.config.id,
       socketId: data.socketId,
     });
-    events.emit(
-      'connectionEstablished',
-      { appId: app.config.id, socketId: data.socketId, origin: data.origin },
-      reportListenerError,
-    );
+    if (events.has('connectionEstablished')) {
+      events.emit(
+        'connectionEstablished',
+        { appId: app.config.id, socketId: data.socketId, origin: data.origin },
+        reportListenerError,
+      );
+    }
   }
 
   function onMessage(ws: Socket, message: ArrayBuffer | Uint8Array): void {
@@ -1196,11 +1189,13 @@ export function createRealtimeServer(options: RealtimeServerOptions): RealtimeSe
           socketId: data.socketId,
           code,
         });
-        events.emit(
-          'connectionClosed',
-          { appId: app.config.id, socketId: data.socketId, code },
-          reportListenerError,
-        );
+        if (events.has('connectionClosed')) {
+          events.emit(
+            'connectionClosed',
+            { appId: app.config.id, socketId: data.socketId, code },
+            reportListenerError,
+          );
+        }
       }),
       http: guard('http', (exchange: HttpExchange) => http(exchange)),
     },
