@@ -6,6 +6,7 @@ import { registerServer, runningServers } from './control.js';
 import { loadConfig } from './load-config.js';
 import { createLogger, scoped } from './logger.js';
 import { requestClusterRestart, startRealtime } from './start.js';
+import { collectStartupGarbage } from './startup-heap.js';
 import { onParentStop, reportReady, runWorkers, workerConfig, workerRole } from './workers.js';
 
 const USAGE = `Usage: realtime <command> [options]
@@ -161,6 +162,7 @@ async function server(argv: string[]): Promise<void> {
   try {
     running = await startRealtime(config, root, {
       onRestart: () => void restart(),
+      beforeListen: collectStartupGarbage,
       onAppsChanged: (_apps, changes) => {
         const changed = Object.entries(changes).filter(([, ids]) => ids.length > 0);
         if (changed.length > 0) scoped(root, 'app_store').info('apps changed', Object.fromEntries(changed));

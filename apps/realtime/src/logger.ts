@@ -110,12 +110,17 @@ export function createLogger(options: LoggerOptions): { logger: Logger; flush: (
   return { logger, flush: () => base.flush() };
 }
 
-/** A logger that stamps every message with a scope. */
+/**
+ * A logger that stamps every message with a scope. Fields that name their own scope pass as they are: no copy
+ * is made for a message its scope then filters out (the per-connection debug lines, off by default).
+ */
 export function scoped(logger: Logger, scope: string): Logger {
+  const stamp = (fields: LogFields | undefined): LogFields =>
+    fields?.scope === undefined ? { scope, ...fields } : fields;
   return {
-    debug: (message, fields) => logger.debug(message, { scope, ...fields }),
-    info: (message, fields) => logger.info(message, { scope, ...fields }),
-    warn: (message, fields) => logger.warn(message, { scope, ...fields }),
-    error: (message, fields) => logger.error(message, { scope, ...fields }),
+    debug: (message, fields) => logger.debug(message, stamp(fields)),
+    info: (message, fields) => logger.info(message, stamp(fields)),
+    warn: (message, fields) => logger.warn(message, stamp(fields)),
+    error: (message, fields) => logger.error(message, stamp(fields)),
   };
 }

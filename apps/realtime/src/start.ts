@@ -162,6 +162,8 @@ export async function startRealtime(
     onRestart?: () => void;
     /** Called after the app store reported a change and it was applied on this node. */
     onAppsChanged?: (apps: readonly ServedApp[], changes: AppChanges) => void;
+    /** Called once everything is built, just before the port opens (the bin collects start-up garbage here). */
+    beforeListen?: () => void;
   } = {},
 ): Promise<RunningRealtime> {
   const settings = config.servers[config.default] as ServerConfig;
@@ -281,6 +283,7 @@ export async function startRealtime(
     return { app: createHttpApi(apiOptions), fast: createFastTrigger(apiOptions) };
   };
   let api = buildApi(config);
+  hooks.beforeListen?.();
   const port = await server.listen();
   const appLog = scoped(logger, 'app_store');
   const stopWatching = store.watch((apps) => {

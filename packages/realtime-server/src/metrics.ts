@@ -1,49 +1,108 @@
 import { Counter, collectDefaultMetrics, Gauge, Registry } from 'prom-client';
 
+/**
+ * A per-app count kept as a plain number: the socket and frame paths add to it with no label hashing and no
+ * garbage, and the Prometheus metric reads it when it is scraped.
+ */
+export class AppCount {
+  value = 0;
+  /** What a counter has gained since the last scrape. */
+  unreported = 0;
+
+  inc(by = 1): void {
+    this.value += by;
+    this.unreported += by;
+  }
+
+  dec(by = 1): void {
+    this.value -= by;
+  }
+}
+
+/** The socket-side counts of one app, each read into its `app_id`-labelled metric at scrape time. */
+export interface AppCounts {
+  readonly connections: AppCount;
+  readonly newConnections: AppCount;
+  readonly disconnections: AppCount;
+  readonly received: AppCount;
+  readonly sent: AppCount;
+  readonly bytesIn: AppCount;
+  readonly bytesOut: AppCount;
+  readonly subscriptions: AppCount;
+}
+
+type CountName = keyof AppCounts;
+
+/** A counter's `collect`: adds what each app's count gained since the last scrape (a counter only goes up). */
+function reportCounter(counts: ReadonlyMap<string, AppCounts>, name: CountName) {
+  return function collect(this: Counter<'app_id'>): void {
+    for (const [appId, app] of counts) {
+      const count = app[name];
+      this.inc({ app_id: appId }, count.unreported);
+      count.unreported = 0;
+    }
+  };
+}
+
+/** A gauge's `collect`: sets each app's value. */
+function reportGauge(counts: ReadonlyMap<string, AppCounts>, name: CountName) {
+  return function collect(this: Gauge<'app_id'>): void {
+    for (const [appId, app] of counts) this.set({ app_id: appId }, app[name].value);
+  };
+}
+
 /** Prometheus metrics of one server, in a registry of its own so several servers never share counters. */
 export class ServerMetrics {
+  readonly #apps = new Map<string, AppCounts>();
   readonly registry = new Registry();
   readonly connections = new Gauge({
     name: 'herald_connected',
     help: 'Sockets currently connected',
     labelNames: ['app_id'] as const,
     registers: [this.registry],
+    collect: reportGauge(this.#apps, 'connections'),
   });
   readonly newConnections = new Counter({
     name: 'herald_new_connections_total',
     help: 'Sockets opened',
     labelNames: ['app_id'] as const,
     registers: [this.registry],
+    collect: reportCounter(this.#apps, 'newConnections'),
   });
   readonly disconnections = new Counter({
     name: 'herald_new_disconnections_total',
     help: 'Sockets closed',
     labelNames: ['app_id'] as const,
     registers: [this.registry],
+    collect: reportCounter(this.#apps, 'disconnections'),
   });
   readonly messagesReceived = new Counter({
     name: 'herald_ws_messages_received_total',
     help: 'WebSocket frames received',
     labelNames: ['app_id'] as const,
     registers: [this.registry],
+    collect: reportCounter(this.#apps, 'received'),
   });
   readonly messagesSent = new Counter({
     name: 'herald_ws_messages_sent_total',
     help: 'WebSocket frames sent (a broadcast counts once per recipient)',
     labelNames: ['app_id'] as const,
     registers: [this.registry],
+    collect: reportCounter(this.#apps, 'sent'),
   });
   readonly bytesReceived = new Counter({
     name: 'herald_socket_received_bytes',
     help: 'WebSocket payload bytes received',
     labelNames: ['app_id'] as const,
     registers: [this.registry],
+    collect: reportCounter(this.#apps, 'bytesIn'),
   });
   readonly bytesSent = new Counter({
     name: 'herald_socket_transmitted_bytes',
     help: 'WebSocket payload bytes sent',
     labelNames: ['app_id'] as const,
     registers: [this.registry],
+    collect: reportCounter(this.#apps, 'bytesOut'),
   });
   readonly httpCalls = new Counter({
     name: 'herald_http_calls_received_total',
@@ -68,6 +127,7 @@ export class ServerMetrics {
     help: 'Channel subscriptions currently held by sockets',
     labelNames: ['app_id'] as const,
     registers: [this.registry],
+    collect: reportGauge(this.#apps, 'subscriptions'),
   });
 
   readonly clusterMessages = new Counter({
@@ -109,6 +169,28 @@ export class ServerMetrics {
     this.appStoreUp.set(1);
     if (options.processMetrics !== false)
       collectDefaultMetrics({ register: this.registry, prefix: 'herald_' });
+  }
+
+  /**
+   * The socket-side counts of an app, labelled with its id; the same object for the same id, so an app replaced
+   * or re-added keeps counting where it was (as a labelled Prometheus child would).
+   */
+  forApp(appId: string): AppCounts {
+    let counts = this.#apps.get(appId);
+    if (!counts) {
+      counts = {
+        connections: new AppCount(),
+        newConnections: new AppCount(),
+        disconnections: new AppCount(),
+        received: new AppCount(),
+        sent: new AppCount(),
+        bytesIn: new AppCount(),
+        bytesOut: new AppCount(),
+        subscriptions: new AppCount(),
+      };
+      this.#apps.set(appId, counts);
+    }
+    return counts;
   }
 
   /** Hooks a scaling adapter calls, counted into the cluster metrics above. */

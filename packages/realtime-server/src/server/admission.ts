@@ -2,6 +2,7 @@
 // reason sent as a close frame), held to the app's connection limit (cluster-wide when clustered), and established.
 
 import { ErrorCode, encodeConnectionEstablished, isOriginAllowed } from '@herald/protocol-core';
+import { queryParam } from '../query-param.js';
 import type { UpgradeRequest } from '../transport/types.js';
 import { clusterFailed, guard } from './guard.js';
 import { closeWith, send } from './send.js';
@@ -100,7 +101,7 @@ function refusal(app: AppState | undefined, origin: string, query: string): Sock
   if (!isOriginAllowed(origin || undefined, app.config.allowedOrigins)) {
     return { code: ErrorCode.Unauthorized, message: `Origin ${origin || '(none)'} is not allowed` };
   }
-  const protocol = new URLSearchParams(query).get('protocol');
+  const protocol = queryParam(query, 'protocol');
   if (protocol !== null && protocol !== '7') {
     return {
       code: ErrorCode.UnsupportedProtocol,
@@ -126,11 +127,13 @@ function establish(ctx: ServerContext, ws: Socket, app: AppState): void {
     appId: app.config.id,
     socketId: data.socketId,
   });
-  ctx.events.emit(
-    'connectionEstablished',
-    { appId: app.config.id, socketId: data.socketId, origin: data.origin },
-    ctx.reportListenerError,
-  );
+  if (ctx.events.has('connectionEstablished')) {
+    ctx.events.emit(
+      'connectionEstablished',
+      { appId: app.config.id, socketId: data.socketId, origin: data.origin },
+      ctx.reportListenerError,
+    );
+  }
 }
 
 /**

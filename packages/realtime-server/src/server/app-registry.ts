@@ -17,7 +17,6 @@ export function loadApps(registry: AppRegistry, metrics: ServerMetrics, apps: re
 
 /** Starts serving an app with empty state and topics of its own. */
 export function addApp(registry: AppRegistry, metrics: ServerMetrics, config: ResolvedApp): void {
-  const label = { app_id: config.id };
   registry.serial += 1;
   const state: AppState = {
     config,
@@ -27,16 +26,7 @@ export function addApp(registry: AppRegistry, metrics: ServerMetrics, config: Re
     cache: new Map(),
     users: new Map(),
     watchers: new Map(),
-    metrics: {
-      connections: metrics.connections.labels(label),
-      newConnections: metrics.newConnections.labels(label),
-      disconnections: metrics.disconnections.labels(label),
-      received: metrics.messagesReceived.labels(label),
-      sent: metrics.messagesSent.labels(label),
-      bytesIn: metrics.bytesReceived.labels(label),
-      bytesOut: metrics.bytesSent.labels(label),
-      subscriptions: metrics.subscriptions.labels(label),
-    },
+    metrics: metrics.forApp(config.id),
     limiter: new SocketRateLimiter(config.connectionLimits, config.id),
     counts: { due: new Map(), told: new Map(), changedHere: new Set() },
   };

@@ -20,9 +20,11 @@ export function disconnect(ctx: ServerContext, ws: Socket, code: number): void {
     socketId: data.socketId,
     code,
   });
-  ctx.events.emit(
-    'connectionClosed',
-    { appId: app.config.id, socketId: data.socketId, code },
-    ctx.reportListenerError,
-  );
+  if (ctx.events.has('connectionClosed')) {
+    ctx.events.emit(
+      'connectionClosed',
+      { appId: app.config.id, socketId: data.socketId, code },
+      ctx.reportListenerError,
+    );
+  }
 }

@@ -1,0 +1,43 @@
+import { describe, expect, it } from 'vitest';
+import { ServerMetrics } from './metrics.js';
+
+async function lines(metrics: ServerMetrics): Promise<string[]> {
+  return (await metrics.render()).body.split('\n').filter((line) => line.includes('app_id='));
+}
+
+describe('ServerMetrics.forApp', () => {
+  it('shows each app’s counts under its app_id when scraped', async () => {
+    const metrics = new ServerMetrics({ processMetrics: false });
+    const shop = metrics.forApp('shop');
+    shop.connections.inc();
+    shop.connections.inc();
+    shop.connections.dec();
+    shop.sent.inc(5);
+    shop.bytesOut.inc(120);
+    metrics.forApp('blog').subscriptions.inc();
+    const scraped = await lines(metrics);
+    expect(scraped).toContain('herald_connected{app_id="shop"} 1');
+    expect(scraped).toContain('herald_ws_messages_sent_total{app_id="shop"} 5');
+    expect(scraped).toContain('herald_socket_transmitted_bytes{app_id="shop"} 120');
+    expect(scraped).toContain('herald_subscriptions{app_id="blog"} 1');
+  });
+
+  it('keeps counters growing across scrapes and gauges at their current value', async () => {
+    const metrics = new ServerMetrics({ processMetrics: false });
+    const app = metrics.forApp('shop');
+    app.received.inc(3);
+    app.subscriptions.inc();
+    await lines(metrics);
+    app.received.inc(2);
+    app.subscriptions.dec();
+    const scraped = await lines(metrics);
+    expect(scraped).toContain('herald_ws_messages_received_total{app_id="shop"} 5');
+    expect(scraped).toContain('herald_subscriptions{app_id="shop"} 0');
+  });
+
+  it('hands out the same counts for the same app id, so a replaced app keeps counting', () => {
+    const metrics = new ServerMetrics({ processMetrics: false });
+    expect(metrics.forApp('shop')).toBe(metrics.forApp('shop'));
+    expect(metrics.forApp('shop')).not.toBe(metrics.forApp('blog'));
+  });
+});
