@@ -165,7 +165,7 @@ describe('the REST API on a running server, through the official pusher SDK', ()
     const received = new Promise((resolve) => client.user.bind('invoice', resolve));
     for (
       let i = 0;
-      i < 50 && (await running.server.channel(APP.id, '#server-to-user-u-42')).subscriptionCount === 0;
+      i < 1500 && (await running.server.channel(APP.id, '#server-to-user-u-42')).subscriptionCount === 0;
       i++
     )
       await sleep(20);
@@ -179,8 +179,13 @@ describe('the REST API on a running server, through the official pusher SDK', ()
     expect(await (await fetch(`${base}/up`)).json()).toEqual({ health: 'OK' });
     expect(await (await fetch(`${base}/pusher/health`)).json()).toEqual({ health: 'OK' });
     const a = await socket(running.port);
+    // A request naming an app this server does not serve is counted without a series of its own.
+    expect((await fetch(`${base}/apps/made-up-app/channels`)).status).toBeGreaterThanOrEqual(400);
     const metrics = await (await fetch(`${base}/metrics`)).text();
     expect(metrics).toMatch(/herald_connected\{app_id="shop"\} [1-9]/);
+    expect(metrics).toMatch(/herald_http_calls_received_total\{app_id="shop"\} [1-9]/);
+    expect(metrics).toMatch(/herald_http_calls_received_total\{app_id=""\} [1-9]/);
+    expect(metrics).not.toContain('made-up-app');
     expect(metrics).toMatch(/herald_new_connections_total\{app_id="shop"\} [1-9]/);
     expect(metrics).toContain('herald_process_cpu_seconds_total');
     a.ws.close();

@@ -41,3 +41,22 @@ describe('ServerMetrics.forApp', () => {
     expect(metrics.forApp('shop')).not.toBe(metrics.forApp('blog'));
   });
 });
+
+describe('ServerMetrics.forHttp', () => {
+  it('counts HTTP calls and bytes per app id, read into the labelled counters when scraped', async () => {
+    const metrics = new ServerMetrics({ processMetrics: false });
+    const shop = metrics.forHttp('shop');
+    shop.calls.inc();
+    shop.calls.inc();
+    shop.bytesIn.inc(300);
+    shop.bytesOut.inc(2);
+    metrics.forHttp('').calls.inc();
+    const scraped = await lines(metrics);
+    expect(scraped).toContain('herald_http_calls_received_total{app_id="shop"} 2');
+    expect(scraped).toContain('herald_http_received_bytes{app_id="shop"} 300');
+    expect(scraped).toContain('herald_http_transmitted_bytes{app_id="shop"} 2');
+    expect(scraped).toContain('herald_http_calls_received_total{app_id=""} 1');
+    shop.calls.inc();
+    expect(await lines(metrics)).toContain('herald_http_calls_received_total{app_id="shop"} 3');
+  });
+});

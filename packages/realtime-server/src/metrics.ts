@@ -31,10 +31,20 @@ export interface AppCounts {
   readonly subscriptions: AppCount;
 }
 
+/** The HTTP-side counts of one app (or of requests naming no served app, under the id ''). */
+export interface HttpCounts {
+  readonly calls: AppCount;
+  readonly bytesIn: AppCount;
+  readonly bytesOut: AppCount;
+}
+
 type CountName = keyof AppCounts;
 
 /** A counter's `collect`: adds what each app's count gained since the last scrape (a counter only goes up). */
-function reportCounter(counts: ReadonlyMap<string, AppCounts>, name: CountName) {
+function reportCounter<T extends Record<K, AppCount>, K extends keyof T>(
+  counts: ReadonlyMap<string, T>,
+  name: K,
+) {
   return function collect(this: Counter<'app_id'>): void {
     for (const [appId, app] of counts) {
       const count = app[name];
@@ -54,6 +64,7 @@ function reportGauge(counts: ReadonlyMap<string, AppCounts>, name: CountName) {
 /** Prometheus metrics of one server, in a registry of its own so several servers never share counters. */
 export class ServerMetrics {
   readonly #apps = new Map<string, AppCounts>();
+  readonly #http = new Map<string, HttpCounts>();
   readonly registry = new Registry();
   readonly connections = new Gauge({
     name: 'herald_connected',
@@ -109,18 +120,21 @@ export class ServerMetrics {
     help: 'HTTP requests received',
     labelNames: ['app_id'] as const,
     registers: [this.registry],
+    collect: reportCounter(this.#http, 'calls'),
   });
   readonly httpBytesReceived = new Counter({
     name: 'herald_http_received_bytes',
     help: 'HTTP request body bytes received',
     labelNames: ['app_id'] as const,
     registers: [this.registry],
+    collect: reportCounter(this.#http, 'bytesIn'),
   });
   readonly httpBytesSent = new Counter({
     name: 'herald_http_transmitted_bytes',
     help: 'HTTP response body bytes sent',
     labelNames: ['app_id'] as const,
     registers: [this.registry],
+    collect: reportCounter(this.#http, 'bytesOut'),
   });
   readonly subscriptions = new Gauge({
     name: 'herald_subscriptions',
@@ -189,6 +203,20 @@ export class ServerMetrics {
         subscriptions: new AppCount(),
       };
       this.#apps.set(appId, counts);
+    }
+    return counts;
+  }
+
+  /**
+   * The HTTP-side counts of an app id, counted as plain numbers like {@link forApp}. Only ids the server serves get
+   * a series of their own: pass '' for a request that names no served app, so made-up ids in paths cannot grow the
+   * label set.
+   */
+  forHttp(appId: string): HttpCounts {
+    let counts = this.#http.get(appId);
+    if (!counts) {
+      counts = { calls: new AppCount(), bytesIn: new AppCount(), bytesOut: new AppCount() };
+      this.#http.set(appId, counts);
     }
     return counts;
   }

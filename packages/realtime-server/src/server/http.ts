@@ -42,10 +42,10 @@ export function createHttpRoute(
     onError: (error: unknown) => logger.error('HTTP handler failed', { error }),
     onComplete: ({ status, bytesIn, bytesOut, path, method }) => {
       const appId = APP_IN_PATH.exec(path)?.[1];
-      const label = { app_id: appId ?? '' };
-      metrics.httpCalls.inc(label);
-      metrics.httpBytesReceived.inc(label, bytesIn);
-      metrics.httpBytesSent.inc(label, bytesOut);
+      const counts = metrics.forHttp(appId !== undefined && ctx.apps.byId.has(appId) ? appId : '');
+      counts.calls.inc();
+      counts.bytesIn.inc(bytesIn);
+      counts.bytesOut.inc(bytesOut);
       if (events.has('httpApiEvent')) {
         events.emit('httpApiEvent', { appId, method, path, status }, ctx.reportListenerError);
       }
