@@ -9,6 +9,7 @@ import { createMessaging } from './cluster/messaging.js';
 import { createOccupancy } from './cluster/occupancy.js';
 import { createPresence } from './cluster/presence.js';
 import { createResync } from './cluster/resync.js';
+import { type ClusterRouting, type ClusterStats, createRouting } from './cluster/routing.js';
 import { createUsers } from './cluster/users.js';
 import { ScalingRedisError } from './errors.js';
 import { createRedisLink } from './internal/connection.js';
@@ -17,6 +18,7 @@ import { type Logger, silentLogger } from './logger.js';
 import type { RedisServerOptions } from './redis-options.js';
 
 export type { ScalingMetrics } from './cluster/context.js';
+export type { ClusterRouting, ClusterStats } from './cluster/routing.js';
 
 // The adapter of one node, composed of rooms (src/cluster/): the shared context (link, failure handling), messaging
 // between nodes, presence, channel occupancy and counts, connections, signed-in users, cached events, the
@@ -34,18 +36,35 @@ export interface RedisClusterOptions extends RedisServerOptions {
   readonly heartbeatMs?: number | undefined;
   /** How long a heartbeat may lapse before the node counts as dead; 3 × `heartbeatMs` by default. */
   readonly deadAfterMs?: number | undefined;
+  /**
+   * `interest` (the default): a node receives a channel's traffic only while it holds subscribers of it, over a
+   * topic per channel (and `terminate` over a topic per user); `broadcast`: every message reaches every node over
+   * `channel`, as before interest routing. Every node of a cluster should use the same.
+   */
+  readonly routing?: ClusterRouting | undefined;
+  /** How long a topic no local socket needs is kept before it is dropped; 3000 ms by default. */
+  readonly unsubscribeDelayMs?: number | undefined;
   readonly logger?: Logger | undefined;
   readonly metrics?: ScalingMetrics | undefined;
 }
 
+/** The Redis adapter: the `ClusterAdapter` port plus counters of what it received. */
+export interface RedisClusterAdapter extends ClusterAdapter {
+  /** Messages and bytes received from Redis, and the topics this node subscribes (see {@link ClusterStats}). */
+  stats(): ClusterStats;
+}
+
 /** The adapter with a crash switch, for tests of dead-node cleanup. */
-export interface RedisClusterNode extends ClusterAdapter {
+export interface RedisClusterNode extends RedisClusterAdapter {
   /** Stops the heartbeat and drops the connections without any cleanup, as a SIGKILL would. */
   crash(): void;
+  /** Resolves once no topic subscription is in flight. */
+  settled(): Promise<void>;
 }
 
 const DEFAULT_CHANNEL = 'herald:broadcast';
 const DEFAULT_PREFIX = 'herald:';
+const DEFAULT_UNSUBSCRIBE_DELAY_MS = 3000;
 
 /**
  * Creates the Redis scaling adapter of one node: broadcasts over one pub/sub channel (sharded in a Redis Cluster)
@@ -58,7 +77,7 @@ const DEFAULT_PREFIX = 'herald:';
  * const server = createRealtimeServer({ apps, cluster });
  * ```
  */
-export function createRedisCluster(options: RedisClusterOptions = {}): ClusterAdapter {
+export function createRedisCluster(options: RedisClusterOptions = {}): RedisClusterAdapter {
   return createRedisClusterNode(options);
 }
 
@@ -68,6 +87,17 @@ export function createRedisClusterNode(options: RedisClusterOptions = {}): Redis
   const deadAfterMs = options.deadAfterMs ?? heartbeatMs * 3;
   if (!(heartbeatMs > 0) || !(deadAfterMs > heartbeatMs)) {
     throw new ScalingRedisError('invalid_options', 'deadAfterMs must be greater than heartbeatMs > 0');
+  }
+  const routingMode = options.routing ?? 'interest';
+  if (routingMode !== 'interest' && routingMode !== 'broadcast') {
+    throw new ScalingRedisError(
+      'invalid_options',
+      `routing must be 'interest' or 'broadcast', not ${String(routingMode)}`,
+    );
+  }
+  const unsubscribeDelayMs = options.unsubscribeDelayMs ?? DEFAULT_UNSUBSCRIBE_DELAY_MS;
+  if (!(unsubscribeDelayMs >= 0)) {
+    throw new ScalingRedisError('invalid_options', 'unsubscribeDelayMs must be 0 or more');
   }
   const logger = options.logger ?? silentLogger;
   const nodeId = options.nodeId ?? randomBytes(8).toString('hex');
@@ -87,20 +117,41 @@ export function createRedisClusterNode(options: RedisClusterOptions = {}): Redis
         ready: () => {
           logger.info('redis connection ready again', { nodeId });
           context.stale = true;
+          routing.restore();
           void heartbeat?.tick();
         },
       }),
   });
   const { link, channelName } = context;
-  const messaging = createMessaging(context, () => channelName);
+  const messaging = createMessaging(context, (message) => routing.route(message));
+  const routing = createRouting(context, {
+    routing: routingMode,
+    unsubscribeDelayMs,
+    subscribeTimeoutMs: Math.round((options.timeout ?? 5) * 1000),
+    receive: messaging.receive,
+  });
   const connections = createConnections(context);
   const presence = createPresence(context);
   const occupancy = createOccupancy(context, { messaging, connections, presence });
   const users = createUsers(context, { messaging, connections });
   const cached = createCachedEvents(context);
   const locks = createNodeLocks(context);
-  const resync = createResync(context, { messaging, connections, presence, occupancy, users, locks });
-  heartbeat = createHeartbeat(context, { messaging, connections, presence, occupancy, users, locks, resync });
+  const rooms = { messaging, connections, presence, occupancy, users, locks };
+  const resync = createResync(context, rooms);
+  heartbeat = createHeartbeat(context, {
+    ...rooms,
+    async resync() {
+      routing.restore();
+      await resync();
+      // The server's state may hold channels and users this adapter had not heard of (taken in by the resync).
+      for (const [appId, channels] of occupancy.subscriptions) {
+        for (const channel of channels.keys()) void routing.channel(appId, channel, true);
+      }
+      for (const [appId, userIds] of users.signedIn) {
+        for (const userId of userIds) routing.user(appId, userId, true);
+      }
+    },
+  });
   const beating = heartbeat;
   let running = false;
 
@@ -111,7 +162,7 @@ export function createRedisClusterNode(options: RedisClusterOptions = {}): Redis
       context.listener = serverListener;
       try {
         await link.connect();
-        await link.subscribe(channelName, messaging.receive);
+        await link.subscribe(channelName, routing.listener);
       } catch (error) {
         context.listener = undefined;
         link.destroy();
@@ -134,12 +185,14 @@ export function createRedisClusterNode(options: RedisClusterOptions = {}): Redis
         logger.warn('could not remove this node share; survivors will reap it', { nodeId });
       }
       context.listener = undefined;
+      routing.close();
       await link.close().catch(() => link.destroy());
     },
 
     crash() {
       running = false;
       beating.halt();
+      routing.close();
       context.listener = undefined;
       link.destroy();
     },
@@ -149,8 +202,14 @@ export function createRedisClusterNode(options: RedisClusterOptions = {}): Redis
     releaseConnection: connections.release,
     joinPresence: presence.join,
     leavePresence: presence.leave,
-    setLocalSubscriptions: occupancy.setLocal,
-    setLocalUser: users.setLocal,
+    setLocalSubscriptions(appId, channel, count) {
+      occupancy.setLocal(appId, channel, count);
+      return routing.channel(appId, channel, count > 0);
+    },
+    setLocalUser(appId, userId, holds) {
+      users.setLocal(appId, userId, holds);
+      routing.user(appId, userId, holds);
+    },
     onlineUsers: users.online,
     storeCachedEvent: cached.store,
     cachedEvent: cached.read,
@@ -158,5 +217,7 @@ export function createRedisClusterNode(options: RedisClusterOptions = {}): Redis
     channel: occupancy.channel,
     presenceUsers: presence.users,
     connectionCount: connections.count,
+    stats: routing.stats,
+    settled: routing.settled,
   };
 }
