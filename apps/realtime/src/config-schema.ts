@@ -163,6 +163,15 @@ export const configSchema = z
         heartbeat_ms: z.number().int().positive().default(2000),
         dead_after_ms: z.number().int().positive().optional(),
         cluster_mode: z.boolean().default(false),
+        /**
+         * `interest`: a node receives a channel's traffic only while it holds subscribers of it (a topic per
+         * channel); `broadcast`: every node receives everything over `channel`. The same on every node.
+         */
+        routing: z
+          .enum(['interest', 'broadcast'], { error: 'must be "interest" or "broadcast"' })
+          .default('interest'),
+        /** How long a node keeps a channel's topic after its last local subscriber left (interest routing). */
+        unsubscribe_delay_ms: z.number().int().min(0).default(3000),
         /** Redis Cluster nodes to discover the cluster from (`host:port`). */
         nodes: z.array(z.string().min(1)).optional(),
         server: redisServerSchema.prefault({}),

@@ -41,6 +41,8 @@ export const envSchema = z.object({
   REALTIME_DEBUG: flag.optional(),
   REALTIME_SCALING_ENABLED: flag.optional(),
   REALTIME_REDIS_URL: z.string().min(1).optional(),
+  /** Checked by the config schema, so a bad value is reported as `scaling.routing`. */
+  REALTIME_SCALING_ROUTING: z.string().optional(),
   REALTIME_TRANSPORT: z.enum(['auto', 'uws', 'portable']).optional(),
   REALTIME_APP_STORE_DRIVER: z.enum(['config', 'postgres']).optional(),
   REALTIME_APP_STORE_URL: z.string().min(1).optional(),
@@ -140,6 +142,8 @@ function applyOverrides(raw: Json, env: z.output<typeof envSchema>, cli: CliOver
   if (env.REALTIME_SCALING_ENABLED !== undefined)
     set(raw, ['scaling', 'enabled'], env.REALTIME_SCALING_ENABLED);
   if (env.REALTIME_REDIS_URL !== undefined) set(raw, ['scaling', 'server', 'url'], env.REALTIME_REDIS_URL);
+  if (env.REALTIME_SCALING_ROUTING !== undefined)
+    set(raw, ['scaling', 'routing'], env.REALTIME_SCALING_ROUTING);
   if (env.REALTIME_TRANSPORT !== undefined) raw.transport = env.REALTIME_TRANSPORT;
   const storeOverrides: Array<[string[], unknown]> = [
     [['driver'], env.REALTIME_APP_STORE_DRIVER],

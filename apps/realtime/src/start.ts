@@ -15,7 +15,12 @@ import {
   type ServerMetrics,
 } from '@herald/realtime-server';
 // Types only: the adapter itself is imported when scaling or the redis driver is on.
-import type { RedisServerOptions, RedisWebhookQueue } from '@herald/scaling-redis';
+import type {
+  ClusterStats,
+  RedisClusterAdapter,
+  RedisServerOptions,
+  RedisWebhookQueue,
+} from '@herald/scaling-redis';
 import { openAppSource, type ServedApp } from './app-source.js';
 import type { RealtimeConfig, ServerConfig } from './config-schema.js';
 import { scoped } from './logger.js';
@@ -78,8 +83,32 @@ export function toApiApp(app: ServedApp): ApiApp {
   };
 }
 
+/** The Redis adapter's counters in the Prometheus text format, after the server's own metrics. */
+function clusterStatsText(stats: ClusterStats): string {
+  const lines = [
+    [
+      'herald_cluster_messages_received_total',
+      'counter',
+      'Messages received from Redis (every channel and topic this node listens on).',
+      stats.messagesReceived,
+    ],
+    ['herald_cluster_bytes_received_total', 'counter', 'Bytes received from Redis.', stats.bytesReceived],
+    [
+      'herald_cluster_topics',
+      'gauge',
+      'Channel and user topics this node subscribes (interest routing).',
+      stats.topics,
+    ],
+    ['herald_cluster_topic_subscribes_total', 'counter', 'Topics subscribed.', stats.subscribes],
+    ['herald_cluster_topic_unsubscribes_total', 'counter', 'Topics dropped.', stats.unsubscribes],
+  ] as const;
+  return lines
+    .map(([name, type, help, value]) => `# HELP ${name} ${help}\n# TYPE ${name} ${type}\n${name} ${value}\n`)
+    .join('');
+}
+
 /** The real-time server seen through the HTTP API's port. */
-export function backendOf(server: RealtimeServer): RealtimeBackend {
+export function backendOf(server: RealtimeServer, cluster?: RedisClusterAdapter): RealtimeBackend {
   return {
     publish: (appId, event) => server.publish(appId, event),
     channels: (appId, query) => server.channels(appId, query.prefix),
@@ -88,7 +117,12 @@ export function backendOf(server: RealtimeServer): RealtimeBackend {
     terminateUser: (appId, userId) => {
       server.terminateUser(appId, userId);
     },
-    metrics: () => server.metrics.render(),
+    metrics: cluster
+      ? async () => {
+          const rendered = await server.metrics.render();
+          return { ...rendered, body: rendered.body + clusterStatsText(cluster.stats()) };
+        }
+      : () => server.metrics.render(),
     ready: () => !server.draining,
   };
 }
@@ -191,6 +225,8 @@ export async function startRealtime(
           heartbeatMs: scaling.heartbeat_ms,
           ...(scaling.dead_after_ms ? { deadAfterMs: scaling.dead_after_ms } : {}),
           ...(scaling.node_id ? { nodeId: scaling.node_id } : {}),
+          routing: scaling.routing,
+          unsubscribeDelayMs: scaling.unsubscribe_delay_ms,
           logger: scoped(logger, 'socket.server.redis'),
           metrics: clusterMetrics,
         })
@@ -265,7 +301,7 @@ export async function startRealtime(
     const nextLimits = next.rate_limiter;
     const apiOptions: HttpApiOptions = {
       apps: (id) => apiApps.get(id),
-      backend: backendOf(server),
+      backend: backendOf(server, cluster),
       path: settings.path,
       maxRequestSize: settings.max_request_size,
       logger: scoped(logger, 'http.api'),

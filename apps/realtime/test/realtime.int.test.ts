@@ -160,6 +160,17 @@ describe('realtime server (the bin)', () => {
     expect(result.stderr).toContain('REALTIME_PORT');
   });
 
+  it('names scaling.routing when its value (from the file or REALTIME_SCALING_ROUTING) is not a routing', async () => {
+    const cwd = mkdtempSync(join(tmpdir(), 'herald-rt-'));
+    writeFileSync(join(cwd, 'realtime.config.json'), JSON.stringify({ scaling: { routing: 'everywhere' } }));
+    const fromFile = await runBin(['server'], { cwd });
+    expect(fromFile.code).toBe(1);
+    expect(fromFile.stderr).toContain('scaling.routing: must be "interest" or "broadcast"');
+    const fromEnv = await runBin(['server'], { env: { REALTIME_SCALING_ROUTING: 'all' } });
+    expect(fromEnv.code).toBe(1);
+    expect(fromEnv.stderr).toContain('scaling.routing: must be "interest" or "broadcast"');
+  });
+
   it('fails clearly when the port is taken', async () => {
     const first = await start();
     const result = await runBin(['server', '--host', '127.0.0.1', '--port', String(first.port)], {

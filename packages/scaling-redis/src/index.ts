@@ -6,7 +6,14 @@ export {
   type RedisRateLimitStoreOptions,
   redisRateLimitStore,
 } from './rate-limit-store.js';
-export { createRedisCluster, type RedisClusterOptions, type ScalingMetrics } from './redis-cluster.js';
+export {
+  type ClusterRouting,
+  type ClusterStats,
+  createRedisCluster,
+  type RedisClusterAdapter,
+  type RedisClusterOptions,
+  type ScalingMetrics,
+} from './redis-cluster.js';
 export type { RedisRootNode, RedisServerOptions } from './redis-options.js';
 export { type PublishRestartOptions, publishRestart } from './restart.js';
 export {

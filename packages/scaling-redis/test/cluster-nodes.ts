@@ -7,6 +7,7 @@ import type {
 } from '@herald/protocol-core';
 import { createMemoryCluster } from '@herald/protocol-core/testing';
 import { vi } from 'vitest';
+import type { ClusterRouting, ClusterStats } from '../src/cluster/routing.js';
 import type { Logger } from '../src/logger.js';
 import {
   createRedisClusterNode,
@@ -46,10 +47,20 @@ export function recordingListener(): RecordingListener {
   return recorder;
 }
 
+/** A node under test. */
+export interface StartedNode {
+  readonly adapter: ClusterAdapter;
+  readonly listener: RecordingListener;
+  /** Resolves once the node listens on every topic it asked for (at once where there are none). */
+  settled(): Promise<void>;
+  /** What the node received from Redis, where the backend counts it. */
+  stats?(): ClusterStats;
+}
+
 /** Nodes of one cluster under test, each started with its own recording listener. */
 export interface TestCluster {
   /** Starts a node. */
-  start(nodeId: string): Promise<{ adapter: ClusterAdapter; listener: RecordingListener }>;
+  start(nodeId: string): Promise<StartedNode>;
   /** Drops a node as a crash would (no cleanup); survivors must reap it. */
   kill(nodeId: string): void;
   /** Stops every node still running. */
@@ -63,6 +74,8 @@ export interface TestCluster {
 /** The backends the conformance suite runs against. */
 export interface Backend {
   readonly name: string;
+  /** How the backend routes channel traffic; the memory double sends everything to every node. */
+  readonly routing?: ClusterRouting;
   cluster(): TestCluster;
 }
 
@@ -78,7 +91,7 @@ export const memoryBackend: Backend = {
         const listener = recordingListener();
         await adapter.start(listener);
         running.set(nodeId, adapter);
-        return { adapter, listener };
+        return { adapter, listener, settled: async () => {} };
       },
       kill(nodeId) {
         running.delete(nodeId);
@@ -96,9 +109,14 @@ export const DEAD_AFTER_MS = 400;
 let clusters = 0;
 
 /** A backend of Redis adapters, each cluster with its own key prefix and channel on the same Redis. */
-export function redisBackend(name: string, server: () => RedisClusterOptions): Backend {
+export function redisBackend(
+  name: string,
+  server: () => RedisClusterOptions,
+  routing: ClusterRouting = 'interest',
+): Backend {
   return {
-    name,
+    name: `${name}, ${routing} routing`,
+    routing,
     cluster() {
       clusters += 1;
       const tag = `t${process.pid}-${clusters}`;
@@ -115,11 +133,12 @@ export function redisBackend(name: string, server: () => RedisClusterOptions): B
             heartbeatMs: HEARTBEAT_MS,
             deadAfterMs: DEAD_AFTER_MS,
             timeout: 1,
+            routing,
           });
           const listener = recordingListener();
           await adapter.start(listener);
           running.set(nodeId, adapter);
-          return { adapter, listener };
+          return { adapter, listener, settled: () => adapter.settled(), stats: () => adapter.stats() };
         },
         kill(nodeId) {
           running.get(nodeId)?.crash();
@@ -163,7 +182,7 @@ export function spyLogger() {
 
 /** Two started nodes (`a`, `b`) sharing a Redis, with a spy logger and the error/resync metrics recorded. */
 export async function startOutagePair(
-  connection: Pick<RedisClusterOptions, 'url' | 'clusterMode' | 'rootNodes'> & {
+  connection: Pick<RedisClusterOptions, 'url' | 'clusterMode' | 'rootNodes' | 'routing'> & {
     keyPrefix: string;
     channel: string;
   },

@@ -18,7 +18,13 @@ import { useRedisLayouts } from './redis-processes.js';
 
 const { servers } = useRedisLayouts();
 
-const backends: Backend[] = [memoryBackend, ...servers.map(({ name, server }) => redisBackend(name, server))];
+const backends: Backend[] = [
+  memoryBackend,
+  ...servers.flatMap(({ name, server }) => [
+    redisBackend(name, server, 'interest'),
+    redisBackend(name, server, 'broadcast'),
+  ]),
+];
 
 const member = (userId: string, name = userId) => ({ userId, userInfo: { name } });
 const sorted = (values: readonly string[]) => [...values].sort();
@@ -37,6 +43,12 @@ describe.each(backends)('cluster adapter on $name', (backend) => {
 
   it('delivers a broadcast exactly once on every other node, frame untouched and exclusion carried', async () => {
     const [a, b, c] = await startThree();
+    // The nodes that hear a channel's traffic and a user's terminations hold subscribers and sockets of them.
+    for (const node of [b, c]) {
+      await node.adapter.setLocalSubscriptions('1', 'room', 1);
+      node.adapter.setLocalUser?.('1', 'u9', true);
+      await node.settled();
+    }
     const frame = '{"event":"greet","channel":"room","data":"{\\"text\\":\\"hi\\\\n\\"}"}';
     a.adapter.broadcast({
       type: 'deliver',
@@ -338,7 +350,8 @@ describe.each(backends)('cluster adapter on $name', (backend) => {
     await a.adapter.admitConnection('1', 10);
     await b.adapter.admitConnection('1', 10);
     a.adapter.setLocalSubscriptions('1', 'presence-crash', 2);
-    b.adapter.setLocalSubscriptions('1', 'presence-crash', 1);
+    await b.adapter.setLocalSubscriptions('1', 'presence-crash', 1);
+    await c.adapter.setLocalSubscriptions('1', 'presence-crash', 1);
     await eventually(async () => {
       expect(await c.adapter.connectionCount('1')).toBe(2);
     });
@@ -359,7 +372,7 @@ describe.each(backends)('cluster adapter on $name', (backend) => {
     expect(c.listener.deliveries).toEqual([removed]);
     expect(await c.adapter.presenceUsers('1', 'presence-crash')).toEqual(['stays']);
     expect(await c.adapter.connectionCount('1')).toBe(1);
-    expect(await b.adapter.channel('1', 'presence-crash')).toEqual({ subscriptionCount: 1, userCount: 1 });
+    expect(await b.adapter.channel('1', 'presence-crash')).toEqual({ subscriptionCount: 2, userCount: 1 });
   });
 
   it('removes a stopped node share and tells the others about members it took away', async () => {
@@ -373,6 +386,7 @@ describe.each(backends)('cluster adapter on $name', (backend) => {
     });
     await a.adapter.admitConnection('1', 10);
     a.adapter.setLocalSubscriptions('1', 'presence-bye', 1);
+    await b.adapter.setLocalSubscriptions('1', 'presence-bye', 1);
     await a.adapter.stop();
     const frame = encodeMemberRemoved('presence-bye', 'leaving');
     await eventually(() => {
@@ -380,7 +394,9 @@ describe.each(backends)('cluster adapter on $name', (backend) => {
     });
     expect(await b.adapter.presenceUsers('1', 'presence-bye')).toEqual([]);
     expect(await b.adapter.connectionCount('1')).toBe(0);
-    expect(await b.adapter.channels('1')).toEqual([]);
+    expect(await b.adapter.channels('1')).toEqual([
+      { name: 'presence-bye', subscriptionCount: 1, userCount: 0 },
+    ]);
   });
 });
 

@@ -17,91 +17,101 @@ afterAll(async () => {
   await redis.kill();
 });
 
-describe('the Redis adapter when Redis goes away', () => {
-  it('keeps the server running, then resubscribes and rebuilds each node share from its local state', async () => {
-    const { a, b, aListener, bListener, logger, errors, resynced } = await startOutagePair(
-      { url: redis.url, keyPrefix: 'outage:', channel: 'outage:broadcast' },
-      nodes,
-    );
-    const room = { appId: '1', channel: 'presence-room', maxMembers: 10 };
-    const alice = { userId: 'alice', userInfo: { name: 'Alice' } };
-    const bob = { userId: 'bob', userInfo: { name: 'Bob' } };
-    expect(await a.admitConnection('1', 10)).toBe(true);
-    expect(await b.admitConnection('1', 10)).toBe(true);
-    await a.joinPresence({ ...room, socketId: '1.1', member: alice });
-    await b.joinPresence({ ...room, socketId: '2.1', member: bob });
-    a.setLocalSubscriptions('1', 'presence-room', 1);
-    b.setLocalSubscriptions('1', 'presence-room', 1);
-    // What the server holds in memory, which the adapter writes back after the outage.
-    aListener.state = {
-      connections: [{ appId: '1', count: 2 }],
-      subscriptions: [{ appId: '1', channel: 'presence-room', count: 1 }],
-      presence: [{ appId: '1', channel: 'presence-room', socketId: '1.1', member: alice }],
-    };
-    bListener.state = {
-      connections: [{ appId: '1', count: 1 }],
-      subscriptions: [{ appId: '1', channel: 'presence-room', count: 1 }],
-      presence: [{ appId: '1', channel: 'presence-room', socketId: '2.1', member: bob }],
-    };
-    resynced.mockClear();
-    // Running for a few heartbeats, as nodes are before an outage: each has seen the other alive.
-    await sleep(3 * HEARTBEAT_MS);
+describe.each(['interest', 'broadcast'] as const)(
+  'the Redis adapter (%s routing) when Redis goes away',
+  (routing) => {
+    it('keeps the server running, then resubscribes and rebuilds each node share from its local state', async () => {
+      const prefix = `outage-${routing}:`;
+      const { a, b, aListener, bListener, logger, errors, resynced } = await startOutagePair(
+        { url: redis.url, keyPrefix: prefix, channel: `${prefix}broadcast`, routing },
+        nodes,
+      );
+      // With interest routing, b hears the channel 'news' only as a subscriber of it.
+      const interested = routing === 'interest';
+      if (interested) await b.setLocalSubscriptions('1', 'news', 1);
+      const bNews = interested ? [{ appId: '1', channel: 'news', count: 1 }] : [];
+      const room = { appId: '1', channel: 'presence-room', maxMembers: 10 };
+      const alice = { userId: 'alice', userInfo: { name: 'Alice' } };
+      const bob = { userId: 'bob', userInfo: { name: 'Bob' } };
+      expect(await a.admitConnection('1', 10)).toBe(true);
+      expect(await b.admitConnection('1', 10)).toBe(true);
+      await a.joinPresence({ ...room, socketId: '1.1', member: alice });
+      await b.joinPresence({ ...room, socketId: '2.1', member: bob });
+      a.setLocalSubscriptions('1', 'presence-room', 1);
+      b.setLocalSubscriptions('1', 'presence-room', 1);
+      // What the server holds in memory, which the adapter writes back after the outage.
+      aListener.state = {
+        connections: [{ appId: '1', count: 2 }],
+        subscriptions: [{ appId: '1', channel: 'presence-room', count: 1 }],
+        presence: [{ appId: '1', channel: 'presence-room', socketId: '1.1', member: alice }],
+      };
+      bListener.state = {
+        connections: [{ appId: '1', count: 1 }],
+        subscriptions: [{ appId: '1', channel: 'presence-room', count: 1 }, ...bNews],
+        presence: [{ appId: '1', channel: 'presence-room', socketId: '2.1', member: bob }],
+      };
+      resynced.mockClear();
+      // Running for a few heartbeats, as nodes are before an outage: each has seen the other alive.
+      await sleep(3 * HEARTBEAT_MS);
 
-    await redis.kill();
-    const frame = '{"event":"during","channel":"news","data":"{}"}';
-    const startedAt = Date.now();
-    for (let i = 0; i < 1000; i += 1) {
-      a.broadcast({ type: 'deliver', delivery: { appId: '1', channel: 'news', frame } });
-    }
-    a.setLocalSubscriptions('1', 'news', 1);
-    a.storeCachedEvent('1', 'cache-x', { event: 'e', data: '{}', frame: '{}' }, 1000);
-    // Failing open: a connection during the outage is let in and counted locally.
-    expect(await a.admitConnection('1', 10)).toBe(true);
-    const refused = await a
-      .joinPresence({ ...room, socketId: '1.2', member: alice })
-      .catch((error: unknown) => error);
-    expect(isScalingRedisError(refused) && refused.code).toBe('unavailable');
-    await expect(b.connectionCount('1')).rejects.toMatchObject({ code: 'unavailable' });
-    // Nothing is queued: the writes fail at once rather than waiting for Redis.
-    expect(Date.now() - startedAt).toBeLessThan(1000);
-    await sleep(3 * HEARTBEAT_MS);
-    expect(errors).toHaveBeenCalledWith('publish');
-    expect(logger.warn).toHaveBeenCalledWith(
-      expect.stringContaining('redis unavailable'),
-      expect.any(Object),
-    );
+      await redis.kill();
+      const frame = '{"event":"during","channel":"news","data":"{}"}';
+      const startedAt = Date.now();
+      for (let i = 0; i < 1000; i += 1) {
+        a.broadcast({ type: 'deliver', delivery: { appId: '1', channel: 'news', frame } });
+      }
+      a.setLocalSubscriptions('1', 'news', 1);
+      a.storeCachedEvent('1', 'cache-x', { event: 'e', data: '{}', frame: '{}' }, 1000);
+      // Failing open: a connection during the outage is let in and counted locally.
+      expect(await a.admitConnection('1', 10)).toBe(true);
+      const refused = await a
+        .joinPresence({ ...room, socketId: '1.2', member: alice })
+        .catch((error: unknown) => error);
+      expect(isScalingRedisError(refused) && refused.code).toBe('unavailable');
+      await expect(b.connectionCount('1')).rejects.toMatchObject({ code: 'unavailable' });
+      // Nothing is queued: the writes fail at once rather than waiting for Redis.
+      expect(Date.now() - startedAt).toBeLessThan(1000);
+      await sleep(3 * HEARTBEAT_MS);
+      expect(errors).toHaveBeenCalledWith('publish');
+      expect(logger.warn).toHaveBeenCalledWith(
+        expect.stringContaining('redis unavailable'),
+        expect.any(Object),
+      );
 
-    // A fresh, empty Redis on the same port: everything the cluster knew is gone.
-    await redis.restart();
-    await eventually(async () => {
-      expect(resynced).toHaveBeenCalledTimes(2);
-      expect(await b.connectionCount('1')).toBe(3);
-      expect((await a.presenceUsers('1', 'presence-room')).sort()).toEqual(['alice', 'bob']);
-      expect(await a.channel('1', 'presence-room')).toEqual({ subscriptionCount: 2, userCount: 2 });
-      expect(await b.channel('1', 'news')).toEqual({ subscriptionCount: 1 });
-    }, 5000);
-    // Each re-join made its user new again in the empty Redis: the other node hears member_added.
-    await eventually(() => {
-      expect(bListener.deliveries).toContainEqual({
-        appId: '1',
-        channel: 'presence-room',
-        frame: encodeMemberAdded('presence-room', 'alice', { name: 'Alice' }),
+      // A fresh, empty Redis on the same port: everything the cluster knew is gone.
+      await redis.restart();
+      await eventually(async () => {
+        expect(resynced).toHaveBeenCalledTimes(2);
+        expect(await b.connectionCount('1')).toBe(3);
+        expect((await a.presenceUsers('1', 'presence-room')).sort()).toEqual(['alice', 'bob']);
+        expect(await a.channel('1', 'presence-room')).toEqual({ subscriptionCount: 2, userCount: 2 });
+        expect(await b.channel('1', 'news')).toEqual({ subscriptionCount: interested ? 2 : 1 });
+      }, 5000);
+      // Each re-join made its user new again in the empty Redis: the other node hears member_added.
+      await eventually(() => {
+        expect(bListener.deliveries).toContainEqual({
+          appId: '1',
+          channel: 'presence-room',
+          frame: encodeMemberAdded('presence-room', 'alice', { name: 'Alice' }),
+        });
+        expect(aListener.deliveries).toContainEqual({
+          appId: '1',
+          channel: 'presence-room',
+          frame: encodeMemberAdded('presence-room', 'bob', { name: 'Bob' }),
+        });
       });
-      expect(aListener.deliveries).toContainEqual({
-        appId: '1',
-        channel: 'presence-room',
-        frame: encodeMemberAdded('presence-room', 'bob', { name: 'Bob' }),
+      expect(bListener.deliveries.filter((delivery) => delivery.channel === 'news')).toEqual([]);
+      const after = '{"event":"after","channel":"news","data":"{}"}';
+      await eventually(() => {
+        a.broadcast({ type: 'deliver', delivery: { appId: '1', channel: 'news', frame: after } });
+        expect(bListener.deliveries.some((delivery) => delivery.frame === after)).toBe(true);
       });
-    });
-    expect(bListener.deliveries.filter((delivery) => delivery.channel === 'news')).toEqual([]);
-    const after = '{"event":"after","channel":"news","data":"{}"}';
-    await eventually(() => {
-      a.broadcast({ type: 'deliver', delivery: { appId: '1', channel: 'news', frame: after } });
-      expect(bListener.deliveries.some((delivery) => delivery.frame === after)).toBe(true);
-    });
-    expect(logger.info).toHaveBeenCalledWith('redis available again', expect.any(Object));
-  }, 20_000);
+      expect(logger.info).toHaveBeenCalledWith('redis available again', expect.any(Object));
+    }, 20_000);
+  },
+);
 
+describe('the Redis adapter without Redis', () => {
   it('rejects start when Redis cannot be reached', async () => {
     const node = createRedisClusterNode({ url: 'redis://127.0.0.1:1', timeout: 0.2 });
     await expect(node.start(recordingListener())).rejects.toMatchObject({ code: 'unavailable' });

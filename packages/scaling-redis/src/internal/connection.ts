@@ -11,8 +11,13 @@ export interface RedisLink {
   publish(channel: string, message: string): Promise<unknown>;
   /** How many connections are subscribed to the channel (PUBSUB NUMSUB, or SHARDNUMSUB in a cluster). */
   subscribers(channel: string): Promise<number>;
-  /** Subscribes on the subscriber connection (SSUBSCRIBE in a cluster); resubscribed by node-redis after a reconnect. */
-  subscribe(channel: string, listener: (message: string) => void): Promise<void>;
+  /**
+   * Subscribes on the subscriber connection (SSUBSCRIBE in a cluster, where every channel of one call must share a
+   * slot); resolves once Redis acknowledged it. node-redis resubscribes after a reconnect.
+   */
+  subscribe(channels: string | readonly string[], listener: (message: string) => void): Promise<void>;
+  /** Removes `listener` from the channels (SUNSUBSCRIBE in a cluster: one slot per call). */
+  unsubscribe(channels: readonly string[], listener: (message: string) => void): Promise<void>;
   /** Whether every connection is up (in a cluster: to every master, subscriber connections included). */
   ready(): boolean;
   /** Connects, or rejects after `timeout` seconds (node-redis alone would retry a first connect forever). */
@@ -133,6 +138,9 @@ export function createRedisLink(
 
 type NodeRedis = ReturnType<typeof createNodeRedis>;
 
+const listOf = (channels: string | readonly string[]) =>
+  typeof channels === 'string' ? channels : [...channels];
+
 /** The count of a `[channel, count]` NUMSUB reply. */
 const countOf = (reply: unknown) => (Array.isArray(reply) ? Number(reply[1] ?? 0) : 0);
 
@@ -141,11 +149,18 @@ function clusterLink(
   events: LinkEvents,
 ): RedisLink {
   let connected = false;
+  // Masters being reconnected to: only their clients' `ready` means "ready again". A sharded subscriber client
+  // connects to a master the first time a channel of its slots is subscribed, which is no reconnect.
+  const reconnecting = new Set<string>();
+  const address = (node: { host?: string; port?: number }) => `${node.host}:${node.port}`;
   cluster.on('error', (error: Error) => events.error(error));
   cluster.on('node-error', (error: Error) => events.error(error));
-  cluster.on('node-reconnecting', () => events.reconnecting());
-  cluster.on('node-ready', () => {
-    if (connected) events.ready();
+  cluster.on('node-reconnecting', (node: { host?: string; port?: number }) => {
+    reconnecting.add(address(node));
+    events.reconnecting();
+  });
+  cluster.on('node-ready', (node: { host?: string; port?: number }) => {
+    if (connected && reconnecting.delete(address(node))) events.ready();
   });
   return {
     clusterMode: true,
@@ -153,7 +168,8 @@ function clusterLink(
     publish: (channel, message) => cluster.sPublish(channel, message),
     subscribers: (channel) =>
       cluster.sendCommand(channel, false, ['PUBSUB', 'SHARDNUMSUB', channel]).then(countOf),
-    subscribe: (channel, listener) => cluster.sSubscribe(channel, listener),
+    subscribe: (channels, listener) => cluster.sSubscribe(listOf(channels), listener),
+    unsubscribe: (channels, listener) => cluster.sUnsubscribe(listOf(channels), listener),
     ready: () =>
       cluster.isReady &&
       cluster.masters.every(
@@ -189,7 +205,8 @@ function clientLink(
     send: (_key, args) => client.sendCommand([...args]),
     publish: (channel, message) => client.publish(channel, message),
     subscribers: (channel) => client.sendCommand(['PUBSUB', 'NUMSUB', channel]).then(countOf),
-    subscribe: (channel, listener) => subscriber.subscribe(channel, listener),
+    subscribe: (channels, listener) => subscriber.subscribe(listOf(channels), listener),
+    unsubscribe: (channels, listener) => subscriber.unsubscribe(listOf(channels), listener),
     ready: () => client.isReady && (!withSubscriber || subscriber.isReady),
     async connect() {
       await Promise.all([client.connect(), withSubscriber ? subscriber.connect() : undefined]);

@@ -1,0 +1,154 @@
+import {
+  type ClusterChannelChange,
+  type ClusterDelivery,
+  type ClusterMessage,
+  encodeMemberRemoved,
+} from '@herald/protocol-core';
+import { decodeWireMessage, encodeWireMessage } from '../internal/wire.js';
+import { messageOf, type NodeContext } from './context.js';
+
+/** How this node talks to the others: publishing, handing what arrives to the server, queued announcements. */
+export interface Messaging {
+  /** Publishes to the nodes concerned; a failure is counted and marks the share for rewriting, never thrown. */
+  publish(message: ClusterMessage): void;
+  /** Handles a raw message from Redis (any channel this node listens on). */
+  receive(raw: string): void;
+  /** Tells this node's listener of a channel change it is the one to report. */
+  tell(change: ClusterChannelChange): void;
+  /** Tells this node's listener that a user came online or went offline, then every other node. */
+  announceUser(appId: string, userId: string, online: boolean): void;
+  /** Queues a presence change for the other nodes (sent by `flushAnnouncements`). */
+  announce(appId: string, channel: string, userId: string, frame: string): void;
+  /** A member_removed found by cleanup: delivered to this node's sockets now (`local`), queued for every other node. */
+  announceRemoved(appId: string, channel: string, userId: string, local: boolean): void;
+  /**
+   * Publishes the queued presence changes; a failure leaves the unsent ones queued for the next heartbeat. With
+   * `waitForSubscribers`, first waits (boundedly) until the other nodes have resubscribed after an outage.
+   */
+  flushAnnouncements(waitForSubscribers: boolean): Promise<void>;
+}
+
+/** Where a message goes: a topic per channel or user with interest routing, the control channel otherwise. */
+export type Route = (message: ClusterMessage) => string;
+
+export function createMessaging(context: NodeContext, route: Route): Messaging {
+  const { nodeId, link, logger, metrics } = context;
+  // member_added/member_removed found by a resync or a reap and not yet published: Redis already holds the change,
+  // so a later sync finds nothing to announce and these are kept until a publish succeeds. One per user and
+  // channel, the latest winning, so the map stays as small as the presence state it describes.
+  const announcements = new Map<string, ClusterDelivery>();
+
+  function publish(message: ClusterMessage): void {
+    context.write('publish', async () => {
+      await link.publish(route(message), encodeWireMessage(nodeId, message));
+      metrics.messageSent?.(message.type);
+    });
+  }
+
+  function receive(raw: string): void {
+    const decoded = decodeWireMessage(raw);
+    if (!decoded) {
+      metrics.error?.('decode');
+      logger.warn('ignored a broadcast not in Herald format', { nodeId, channel: context.channelName });
+      return;
+    }
+    const { listener } = context;
+    if (decoded.nodeId === nodeId || !listener) return;
+    const { message } = decoded;
+    metrics.messageReceived?.(message.type);
+    try {
+      if (message.type === 'deliver') listener.deliver(message.delivery);
+      else if (message.type === 'terminate') listener.terminate(message.appId, message.userId);
+      else if (message.type === 'count') listener.countChanged?.(message.appId, message.channel);
+      else if (message.type === 'user') listener.userChanged?.(message.appId, message.userId, message.online);
+      else listener.restart();
+    } catch (error) {
+      metrics.error?.('listener');
+      logger.error('listener failed on a cluster message', {
+        nodeId,
+        type: message.type,
+        error: messageOf(error),
+      });
+    }
+  }
+
+  function tell(change: ClusterChannelChange): void {
+    try {
+      context.listener?.channelChanged?.(change);
+    } catch (error) {
+      metrics.error?.('listener');
+      logger.error('listener failed on a channel change', {
+        nodeId,
+        type: change.type,
+        error: messageOf(error),
+      });
+    }
+  }
+
+  function announceUser(appId: string, userId: string, online: boolean): void {
+    try {
+      context.listener?.userChanged?.(appId, userId, online);
+    } catch (error) {
+      metrics.error?.('listener');
+      logger.error('listener failed on a user change', { nodeId, error: messageOf(error) });
+    }
+    publish({ type: 'user', appId, userId, online });
+  }
+
+  function announce(appId: string, channel: string, userId: string, frame: string): void {
+    const key = JSON.stringify([appId, channel, userId]);
+    announcements.delete(key); // Re-inserted last, so the map keeps the order of the changes.
+    announcements.set(key, { appId, channel, frame });
+  }
+
+  function announceRemoved(appId: string, channel: string, userId: string, local: boolean): void {
+    const delivery = { appId, channel, frame: encodeMemberRemoved(channel, userId) };
+    tell({ type: 'member_removed', appId, channel, userId });
+    if (local) {
+      try {
+        context.listener?.deliver(delivery);
+      } catch (error) {
+        logger.error('listener failed on member_removed', {
+          nodeId,
+          appId,
+          channel,
+          error: messageOf(error),
+        });
+      }
+    }
+    announce(appId, channel, userId, delivery.frame);
+  }
+
+  /**
+   * After an outage every node reconnects on its own backoff: announcements published before the others have
+   * resubscribed would be lost. Waits (at most `deadAfterMs`) until as many nodes listen as were live before (or
+   * are live now), this one included.
+   */
+  async function awaitSubscribers(): Promise<void> {
+    const deadline = Date.now() + context.deadAfterMs;
+    while (Date.now() < deadline) {
+      const [nodes, listening] = await Promise.all([
+        context.liveNodes(),
+        link.subscribers(context.channelName),
+      ]);
+      if (listening >= Math.max(nodes.length, context.knownLive)) return;
+      await new Promise((resolve) => setTimeout(resolve, Math.min(50, context.heartbeatMs)));
+    }
+    logger.warn('announcing presence changes before every node resubscribed', { nodeId });
+  }
+
+  async function flushAnnouncements(waitForSubscribers: boolean): Promise<void> {
+    if (!announcements.size) return;
+    if (waitForSubscribers) await awaitSubscribers();
+    await Promise.all(
+      [...announcements].map(async ([key, delivery]) => {
+        const message = { type: 'deliver', delivery } as const;
+        await link.publish(route(message), encodeWireMessage(nodeId, message));
+        metrics.messageSent?.('deliver');
+        if (announcements.get(key) === delivery) announcements.delete(key);
+      }),
+    );
+  }
+
+  return { publish, receive, tell, announceUser, announce, announceRemoved, flushAnnouncements };
+}

@@ -1,0 +1,138 @@
+import { randomBytes } from 'node:crypto';
+import { afterEach, describe, expect, it } from 'vitest';
+import {
+  createRedisClusterNode,
+  type RedisClusterNode,
+  type RedisClusterOptions,
+} from '../src/redis-cluster.js';
+import { eventually, HEARTBEAT_MS, recordingListener, sleep } from './cluster-nodes.js';
+import { useRedisLayouts } from './redis-processes.js';
+
+// The adapter's topic bookkeeping, on one Redis and on a three-master Redis Cluster: who hears a channel, the
+// promise of a node's first subscriber, exactly-once and order, and what a linger saves when channels churn.
+
+const { servers } = useRedisLayouts();
+
+describe.each(servers)('interest routing on $name', ({ server }) => {
+  const started: RedisClusterNode[] = [];
+  afterEach(async () => {
+    await Promise.all(started.splice(0).map((node) => node.stop()));
+  });
+
+  async function startNodes(count: number, options: Partial<RedisClusterOptions> = {}) {
+    const tag = `ir-${randomBytes(4).toString('hex')}:`;
+    return Promise.all(
+      Array.from({ length: count }, async (_, i) => {
+        const adapter = createRedisClusterNode({
+          ...server(),
+          ...options,
+          nodeId: `n${i}`,
+          keyPrefix: tag,
+          channel: `${tag}control`,
+          heartbeatMs: HEARTBEAT_MS,
+          deadAfterMs: 400,
+          timeout: 2,
+        });
+        const listener = recordingListener();
+        await adapter.start(listener);
+        started.push(adapter);
+        return { adapter, listener };
+      }),
+    );
+  }
+
+  it('confirms a first subscriber once the topic is acknowledged, shares that wait, and adds none after', async () => {
+    const [a] = await startNodes(1);
+    const first = a?.adapter.setLocalSubscriptions('1', 'room', 1);
+    const second = a?.adapter.setLocalSubscriptions('1', 'room', 2);
+    expect(first).toBeInstanceOf(Promise);
+    expect(second).toBeInstanceOf(Promise);
+    await Promise.all([first, second]);
+    expect(a?.adapter.stats()).toMatchObject({ topics: 1, subscribes: 1, subscribeCommands: 1 });
+    expect(a?.adapter.setLocalSubscriptions('1', 'room', 3)).toBeUndefined();
+  });
+
+  it('delivers a channel exactly once, in order and with the exclusion, to the nodes holding it and no other', async () => {
+    const [a, b, c] = await startNodes(3);
+    if (!a || !b || !c) throw new Error('three nodes');
+    await b.adapter.setLocalSubscriptions('1', 'room', 1);
+    const idle = c.adapter.stats().messagesReceived;
+    const frames = Array.from({ length: 200 }, (_, i) => `{"event":"e","channel":"room","data":"${i}"}`);
+    for (const frame of frames) {
+      a.adapter.broadcast({
+        type: 'deliver',
+        delivery: { appId: '1', channel: 'room', frame, excludeSocketId: '9.9' },
+      });
+    }
+    await eventually(() => expect(b.listener.deliveries).toHaveLength(frames.length));
+    expect(b.listener.deliveries).toEqual(
+      frames.map((frame) => ({ appId: '1', channel: 'room', frame, excludeSocketId: '9.9' })),
+    );
+    await sleep(100);
+    expect(b.listener.deliveries).toHaveLength(frames.length);
+    expect(c.adapter.stats().messagesReceived).toBe(idle);
+    expect(c.listener.deliveries).toEqual([]);
+    expect(b.adapter.stats().bytesReceived).toBeGreaterThan(frames.join('').length);
+  });
+
+  it('sends a termination only to the nodes holding the user, and restarts to every node', async () => {
+    const [a, b, c] = await startNodes(3);
+    if (!a || !b || !c) throw new Error('three nodes');
+    b.adapter.setLocalUser?.('1', 'mallory', true);
+    await b.adapter.settled();
+    a.adapter.broadcast({ type: 'terminate', appId: '1', userId: 'mallory' });
+    a.adapter.broadcast({ type: 'restart' });
+    await eventually(() => {
+      expect(b.listener.terminations).toEqual([{ appId: '1', userId: 'mallory' }]);
+      expect([b.listener.restarts, c.listener.restarts]).toEqual([1, 1]);
+    });
+    expect(c.listener.terminations).toEqual([]);
+  });
+
+  it('keeps a topic through its linger when a subscriber comes back, and drops it after', async () => {
+    const [a] = await startNodes(1, { unsubscribeDelayMs: 200 });
+    if (!a) throw new Error('one node');
+    await a.adapter.setLocalSubscriptions('1', 'room', 1);
+    a.adapter.setLocalSubscriptions('1', 'room', 0);
+    expect(a.adapter.setLocalSubscriptions('1', 'room', 1)).toBeUndefined();
+    a.adapter.setLocalSubscriptions('1', 'room', 0);
+    await eventually(() => expect(a.adapter.stats()).toMatchObject({ topics: 0, unsubscribes: 1 }));
+    expect(a.adapter.stats()).toMatchObject({ subscribes: 1, unsubscribeCommands: 1 });
+  });
+
+  it('spares Redis the churn of channels coming and going within the linger (measured)', async () => {
+    const churn = async (unsubscribeDelayMs: number) => {
+      const [a] = await startNodes(1, { unsubscribeDelayMs });
+      if (!a) throw new Error('one node');
+      // 500 channels, each left and joined again 5 times by its only local subscriber.
+      const channels = Array.from({ length: 500 }, (_, i) => `room-${i}`);
+      for (let round = 0; round < 5; round++) {
+        await Promise.all(channels.map((channel) => a.adapter.setLocalSubscriptions('1', channel, 1)));
+        for (const channel of channels) a.adapter.setLocalSubscriptions('1', channel, 0);
+        await sleep(20);
+      }
+      await eventually(() => {
+        const { topics, subscribes, unsubscribes } = a.adapter.stats();
+        expect([topics, unsubscribes]).toEqual([0, subscribes]);
+      }, 30_000);
+      return a.adapter.stats();
+    };
+    const eager = await churn(0);
+    const lingering = await churn(1000);
+    // Figures for the README's trade-off (indicative: they depend on how fast the loop runs).
+    console.info('interest routing churn, 500 channels x 5 rounds', {
+      eager: pick(eager),
+      lingering: pick(lingering),
+    });
+    expect(lingering.subscribes).toBe(500);
+    expect(lingering.unsubscribes).toBe(500);
+    expect(lingering.subscribes).toBeLessThan(eager.subscribes);
+    const commands = (stats: typeof eager) => stats.subscribeCommands + stats.unsubscribeCommands;
+    expect(commands(lingering)).toBeLessThan(commands(eager));
+  }, 60_000);
+});
+
+function pick(stats: ReturnType<RedisClusterNode['stats']>) {
+  const { subscribes, unsubscribes, subscribeCommands, unsubscribeCommands } = stats;
+  return { subscribes, unsubscribes, subscribeCommands, unsubscribeCommands };
+}
