@@ -119,9 +119,9 @@ describe.each(cases)(
       await join(a, lostRoom, '1.1', alice);
       await join(b, lostRoom, '2.1', bob);
       await join(a, keptRoom, '1.1', carol);
-      a.setLocalSubscriptions('1', lostRoom, 1);
-      a.setLocalSubscriptions('1', keptRoom, 1);
-      b.setLocalSubscriptions('1', lostRoom, 1);
+      await a.setLocalSubscriptions('1', lostRoom, 1);
+      await a.setLocalSubscriptions('1', keptRoom, 1);
+      await b.setLocalSubscriptions('1', lostRoom, 1);
       // What each server holds in memory, which the adapter writes back after the outage.
       aListener.state = {
         connections: [{ appId: '1', count: 1 }],

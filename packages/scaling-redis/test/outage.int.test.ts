@@ -37,8 +37,8 @@ describe.each(['interest', 'broadcast'] as const)(
       expect(await b.admitConnection('1', 10)).toBe(true);
       await a.joinPresence({ ...room, socketId: '1.1', member: alice });
       await b.joinPresence({ ...room, socketId: '2.1', member: bob });
-      a.setLocalSubscriptions('1', 'presence-room', 1);
-      b.setLocalSubscriptions('1', 'presence-room', 1);
+      await a.setLocalSubscriptions('1', 'presence-room', 1);
+      await b.setLocalSubscriptions('1', 'presence-room', 1);
       // What the server holds in memory, which the adapter writes back after the outage.
       aListener.state = {
         connections: [{ appId: '1', count: 2 }],
@@ -60,7 +60,7 @@ describe.each(['interest', 'broadcast'] as const)(
       for (let i = 0; i < 1000; i += 1) {
         a.broadcast({ type: 'deliver', delivery: { appId: '1', channel: 'news', frame } });
       }
-      a.setLocalSubscriptions('1', 'news', 1);
+      await a.setLocalSubscriptions('1', 'news', 1);
       a.storeCachedEvent('1', 'cache-x', { event: 'e', data: '{}', frame: '{}' }, 1000);
       // Failing open: a connection during the outage is let in and counted locally.
       expect(await a.admitConnection('1', 10)).toBe(true);
