@@ -179,11 +179,25 @@ describe.each(layouts)('interest routing between three nodes on $name', ({ start
     });
     await target.waitFor((frame) => frame.event === 'pusher:signin_success');
     const terminations = 'herald_cluster_messages_total{direction="in",type="terminate"}';
-    // The signed-in node listens on the user's topic once Redis acknowledged it.
-    await eventually(async () => expect(await topics(port(2))).toBe(1));
+    // The node answers signin_success once Redis acknowledged its subscription to the user's topic.
+    expect(await topics(port(2))).toBe(1);
     await sdk(port(0)).terminateUserConnections('mallory');
     expect(await target.closed).toBe(4009);
     expect(await metric(port(2), terminations)).toBe(1);
     expect(await metric(port(1), terminations)).toBe(0);
+  });
+
+  it('terminates a user from another node the moment their sign-in succeeds', async () => {
+    for (let round = 0; round < 5; round++) {
+      const target = await socket(port(2));
+      const userData = JSON.stringify({ id: `quick-${round}-${randomBytes(3).toString('hex')}` });
+      target.send({
+        event: 'pusher:signin',
+        data: { auth: signUserAuth(APP, target.socketId, userData), user_data: userData },
+      });
+      await target.waitFor((frame) => frame.event === 'pusher:signin_success');
+      await sdk(port(0)).terminateUserConnections(JSON.parse(userData).id);
+      expect(await target.closed).toBe(4009);
+    }
   });
 });

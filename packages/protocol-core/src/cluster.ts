@@ -153,8 +153,12 @@ export interface ClusterAdapter {
    * Records whether this node holds signed-in sockets of a user. When that makes the user online (their first
    * signed-in socket anywhere) or offline (their last one anywhere), every node's listener is told (`userChanged`);
    * a survivor that reaps a dead node tells of its users going offline.
+   *
+   * With interest routing, traffic aimed at a user (terminate) reaches only the nodes holding them: signing a user's
+   * first socket in may return a promise, like `setLocalSubscriptions`, and the server answers
+   * `pusher:signin_success` once it settles (it never rejects).
    */
-  setLocalUser?(appId: string, userId: string, signedIn: boolean): void;
+  setLocalUser?(appId: string, userId: string, signedIn: boolean): void | Promise<void>;
   /** Which of these users have a signed-in socket anywhere in the cluster. */
   onlineUsers?(appId: string, userIds: readonly string[]): Promise<string[]>;
   /** Keeps the last event of a cache channel for every node. */

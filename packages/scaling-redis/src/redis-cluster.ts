@@ -208,7 +208,7 @@ export function createRedisClusterNode(options: RedisClusterOptions = {}): Redis
     },
     setLocalUser(appId, userId, holds) {
       users.setLocal(appId, userId, holds);
-      routing.user(appId, userId, holds);
+      return routing.user(appId, userId, holds);
     },
     onlineUsers: users.online,
     storeCachedEvent: cached.store,

@@ -7,6 +7,7 @@ import {
   parseUserData,
   verifyUserAuth,
 } from '@herald/protocol-core';
+import { clusterFailed, guard } from './guard.js';
 import { closeWith, send, sendError } from './send.js';
 import type { AppState, ServerContext, Socket } from './state.js';
 import { unwatch, userSignedIn, watch } from './watchlists.js';
@@ -36,9 +37,32 @@ export function signin(
   const sockets = app.users.get(userId) ?? new Set();
   sockets.add(ws);
   app.users.set(userId, sockets);
-  if (sockets.size === 1) userSignedIn(ctx, app, userId, true);
-  send(ws, app, encodeSigninSuccess(frame.userData));
-  if (user.value.watchlist.length > 0) watch(ctx, ws, app, user.value.watchlist);
+  const routed = sockets.size === 1 ? userSignedIn(ctx, app, userId, true) : undefined;
+  const { watchlist } = user.value;
+  if (!routed) {
+    confirmSignin(ctx, ws, app, frame.userData, watchlist);
+    return;
+  }
+  // Interest routing: confirm once this node receives the user's traffic, so a terminate sent after
+  // `pusher:signin_success` reaches this socket.
+  routed.then(
+    guard(ctx.logger, 'user routing', () => {
+      if (!data.open || data.userId !== userId) return;
+      confirmSignin(ctx, ws, app, frame.userData, watchlist);
+    }),
+    clusterFailed(ctx.logger, 'user routing'),
+  );
+}
+
+function confirmSignin(
+  ctx: ServerContext,
+  ws: Socket,
+  app: AppState,
+  userData: string,
+  watchlist: readonly string[],
+): void {
+  send(ws, app, encodeSigninSuccess(userData));
+  if (watchlist.length > 0) watch(ctx, ws, app, watchlist);
 }
 
 /** Signs a socket out (it signs in again, or closes); the user goes offline with their last socket. */

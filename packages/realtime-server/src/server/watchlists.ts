@@ -7,10 +7,19 @@ import { clusterFailed, guard } from './guard.js';
 import { send } from './send.js';
 import type { AppState, ServerContext, Socket } from './state.js';
 
-/** A user's first socket signed in (online) or their last signed out (offline) on this node. */
-export function userSignedIn(ctx: ServerContext, app: AppState, userId: string, online: boolean): void {
-  if (ctx.cluster?.setLocalUser) ctx.cluster.setLocalUser(app.config.id, userId, online);
-  else tellWatchers(app, userId, online);
+/**
+ * A user's first socket signed in (online) or their last signed out (offline) on this node. With interest routing
+ * the adapter may answer a promise while this node starts receiving the user's traffic (see `signin`).
+ */
+export function userSignedIn(
+  ctx: ServerContext,
+  app: AppState,
+  userId: string,
+  online: boolean,
+): void | Promise<void> {
+  if (ctx.cluster?.setLocalUser) return ctx.cluster.setLocalUser(app.config.id, userId, online);
+  tellWatchers(app, userId, online);
+  return undefined;
 }
 
 /** Tells this node's sockets watching a user that the user went online or offline. */

@@ -37,8 +37,11 @@ export interface Routing {
    * channel, answers a promise that settles (never rejects) once Redis acknowledged the subscription.
    */
   channel(appId: string, channel: string, holds: boolean): Promise<void> | undefined;
-  /** This node holds signed-in sockets of a user, or no longer does. */
-  user(appId: string, userId: string, holds: boolean): void;
+  /**
+   * This node holds signed-in sockets of a user, or no longer does. Like {@link channel}, a promise while the node
+   * starts receiving the user's traffic.
+   */
+  user(appId: string, userId: string, holds: boolean): Promise<void> | undefined;
   /** Subscribes again every needed topic Redis has not acknowledged (after a failure or an outage). */
   restore(): void;
   /** Resolves when no subscription is in flight. */
@@ -215,7 +218,7 @@ export function createRouting(
       route,
       listener,
       channel: () => undefined,
-      user: () => {},
+      user: () => undefined,
       restore: () => {},
       settled: async () => {},
       stats: () => ({ routing, ...counters, topics: 0 }),
@@ -236,9 +239,9 @@ export function createRouting(
       const topic = names.user(appId, userId);
       if (!holds) {
         release(topic);
-        return;
+        return undefined;
       }
-      void want(topic);
+      return want(topic);
     },
     restore,
     async settled() {
