@@ -25,6 +25,7 @@ import {
   hasTaskset,
   heraldConfig,
   readCpuSeconds,
+  reexecPinned,
   soketiEnv,
   waitForPort,
   workDir,
@@ -54,18 +55,7 @@ if (layout !== 'cluster' && layout !== 'workers')
   throw new Error(`--layout is cluster or workers, not ${layout}`);
 
 // The load runs pinned to its core, as in run.mjs (re-executed under taskset with the open-files limit raised).
-if (hasTaskset && !process.env.HERALD_BENCH_CHILD) {
-  const self = fileURLToPath(import.meta.url);
-  const quoted = [process.execPath, self, ...process.argv.slice(2)].map(
-    (a) => `'${a.replaceAll("'", "'\\''")}'`,
-  );
-  const result = spawnSync(
-    'bash',
-    ['-c', `ulimit -n ${fileLimit()} && exec taskset -c ${values['load-cpu']} ${quoted.join(' ')}`],
-    { stdio: 'inherit', env: { ...process.env, HERALD_BENCH_CHILD: '1' } },
-  );
-  process.exit(result.status ?? 1);
-}
+reexecPinned(import.meta.url, values['load-cpu']);
 
 const log = (message) => console.error(`[cluster] ${message}`);
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));

@@ -5,13 +5,19 @@
 //                           [--profile] [--processes 4] [--max-connections N] [--out file.json]
 // The run re-executes itself under `bash -c 'ulimit -n … && exec taskset -c 1 node …'`: the load on core 1,
 // each server on core 0.
-import { spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
-import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { scenarios } from './lib/scenarios.mjs';
-import { ensureSoketi, fileLimit, hasTaskset, startTarget, TARGETS, workDir } from './lib/targets.mjs';
+import {
+  ensureSoketi,
+  fileLimit,
+  hasTaskset,
+  reexecPinned,
+  startTarget,
+  TARGETS,
+  workDir,
+} from './lib/targets.mjs';
 
 const { values } = parseArgs({
   options: {
@@ -29,18 +35,7 @@ const { values } = parseArgs({
   },
 });
 
-if (hasTaskset && !process.env.HERALD_BENCH_CHILD) {
-  const self = fileURLToPath(import.meta.url);
-  const quoted = [process.execPath, self, ...process.argv.slice(2)].map(
-    (a) => `'${a.replaceAll("'", "'\\''")}'`,
-  );
-  const result = spawnSync(
-    'bash',
-    ['-c', `ulimit -n ${fileLimit()} && exec taskset -c ${values['load-cpu']} ${quoted.join(' ')}`],
-    { stdio: 'inherit', env: { ...process.env, HERALD_BENCH_CHILD: '1' } },
-  );
-  process.exit(result.status ?? 1);
-}
+reexecPinned(import.meta.url, values['load-cpu']);
 
 const log = (message) => console.error(`[bench] ${message}`);
 const targets = values.targets ? values.targets.split(',') : values.compare ? TARGETS : ['herald'];

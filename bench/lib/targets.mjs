@@ -265,3 +265,24 @@ export function readCpuSeconds(pid) {
     return Number.NaN;
   }
 }
+
+/**
+ * Runs the calling script again pinned to the load core under taskset, with the open-files limit raised, and exits
+ * with its status; returns at once in that child (or where taskset is missing).
+ */
+export function reexecPinned(scriptUrl, loadCpu) {
+  if (!hasTaskset || process.env.HERALD_BENCH_CHILD) return;
+  const self = fileURLToPath(scriptUrl);
+  const quoted = [process.execPath, self, ...process.argv.slice(2)].map(
+    (a) => `'${a.replaceAll("'", "'\\''")}'`,
+  );
+  const result = spawnSync(
+    'bash',
+    ['-c', `ulimit -n ${fileLimit()} && exec taskset -c ${loadCpu} ${quoted.join(' ')}`],
+    {
+      stdio: 'inherit',
+      env: { ...process.env, HERALD_BENCH_CHILD: '1' },
+    },
+  );
+  process.exit(result.status ?? 1);
+}

@@ -4,9 +4,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startTcpProxy, type TcpProxy } from '@herald/app-store-postgres/testing';
 import pg from 'pg';
-import Pusher from 'pusher';
+import type Pusher from 'pusher';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { type PusherClient, pusherJsClient } from './pusher-client.js';
+import { pusherSdk } from './pusher-sdk.js';
 import { type RedisProcess, startRedis } from './redis-process.js';
 import { type RunningBin, runBin, startBin } from './run-bin.js';
 
@@ -76,16 +77,7 @@ function closedWith(client: PusherClient): Promise<{ code: number; at: number }>
   );
 }
 
-function sdk(port: number, app: { id: string; key: string; secret: string }): Pusher {
-  return new Pusher({
-    appId: app.id,
-    key: app.key,
-    secret: app.secret,
-    host: '127.0.0.1',
-    port: String(port),
-    useTLS: false,
-  });
-}
+const sdk = (port: number, app: { id: string; key: string; secret: string }) => pusherSdk(app, port);
 
 /** The HTTP status of a trigger signed by the SDK (the SDK rejects on non-2xx with the status attached). */
 function triggerStatus(client: Pusher): Promise<number> {

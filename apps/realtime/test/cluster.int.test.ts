@@ -2,10 +2,10 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import Pusher from 'pusher';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { PusherClient } from './pusher-client.js';
+import { pusherSdk } from './pusher-sdk.js';
 import { socket } from './raw-socket.js';
 import { type RedisProcess, startRedis, startRedisCluster } from './redis-process.js';
 import { type RunningBin, runBin, startBin } from './run-bin.js';
@@ -40,16 +40,7 @@ async function startNodes(
   return { nodes, prefix };
 }
 
-function sdk(port: number): Pusher {
-  return new Pusher({
-    appId: APP.id,
-    key: APP.key,
-    secret: APP.secret,
-    host: '127.0.0.1',
-    port: String(port),
-    useTLS: false,
-  });
-}
+const sdk = (port: number) => pusherSdk(APP, port);
 
 const count = (frames: Array<{ event: string }>, event: string) =>
   frames.filter((frame) => frame.event === event).length;

@@ -3,9 +3,9 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { signUserAuth } from '@herald/protocol-core';
-import Pusher from 'pusher';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pusherJsClient } from './pusher-client.js';
+import { pusherSdk } from './pusher-sdk.js';
 import { socket } from './raw-socket.js';
 import { startRedis, startRedisCluster } from './redis-process.js';
 import { type RunningBin, startBin } from './run-bin.js';
@@ -41,15 +41,7 @@ const layouts: Array<{
   },
 ];
 
-function sdk(port: number): Pusher {
-  return new Pusher({
-    appId: APP.id,
-    key: APP.key,
-    secret: APP.secret,
-    host: '127.0.0.1',
-    port: String(port),
-  });
-}
+const sdk = (port: number) => pusherSdk(APP, port);
 
 /** One sample of a node's /metrics (0 when the series is absent). */
 async function metric(port: number, series: string): Promise<number> {
