@@ -6,7 +6,9 @@ export default defineProject({
     name: 'realtime-app:portable',
     include: ['test/**/*.int.test.ts'],
     env: { REALTIME_TRANSPORT: 'portable' },
-    testTimeout: 30_000,
-    hookTimeout: 30_000,
+    // Cluster tests start several server processes (a slow start on Node 22/24's portable path under load):
+    // every test waits on its events, and this outer limit only stops a test that truly hangs.
+    testTimeout: 120_000,
+    hookTimeout: 120_000,
   },
 });
