@@ -148,7 +148,7 @@ export function createRedisClusterNode(options: RedisClusterOptions = {}): Redis
         for (const channel of channels.keys()) void routing.channel(appId, channel, true);
       }
       for (const [appId, userIds] of users.signedIn) {
-        for (const userId of userIds) routing.user(appId, userId, true);
+        for (const userId of userIds) void routing.user(appId, userId, true);
       }
     },
   });
