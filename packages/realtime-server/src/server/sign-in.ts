@@ -73,5 +73,5 @@ export function forgetUser(ctx: ServerContext, ws: Socket, app: AppState, userId
   sockets.delete(ws);
   if (sockets.size > 0) return;
   app.users.delete(userId);
-  userSignedIn(ctx, app, userId, false);
+  void userSignedIn(ctx, app, userId, false); // Signing out waits for nothing.
 }
