@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { type ReceivedRequest, startWebhookReceiver, type WebhookReceiver } from '@herald/webhooks/testing';
 import type Pusher from 'pusher';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PusherClient } from './pusher-client.js';
+import { pusherJsClient } from './pusher-client.js';
 import { pusherSdk } from './pusher-sdk.js';
 import { socket } from './raw-socket.js';
 import { type RunningBin, runBin, startBin } from './run-bin.js';
@@ -144,23 +144,7 @@ describe('webhooks from a running server', () => {
   });
 
   it('relays client events from pusher-js on a private channel as client_event webhooks', async () => {
-    const pusher = (auth: boolean) =>
-      new PusherClient(APP.key, {
-        cluster: 'mt1',
-        wsHost: '127.0.0.1',
-        wsPort: bin.port,
-        forceTLS: false,
-        enabledTransports: ['ws'],
-        disableStats: true,
-        channelAuthorization: {
-          endpoint: '/unused',
-          transport: 'ajax',
-          customHandler: ({ socketId, channelName }, callback) =>
-            auth
-              ? callback(null, sdk(bin.port).authorizeChannel(socketId, channelName))
-              : callback(new Error('no'), null),
-        },
-      });
+    const pusher = (auth: boolean) => pusherJsClient(bin.port, APP.key, auth ? sdk(bin.port) : undefined);
     const sender = pusher(true);
     const channel = sender.subscribe('private-chat');
     await new Promise((resolve) => channel.bind('pusher:subscription_succeeded', resolve));
