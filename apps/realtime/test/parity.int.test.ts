@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
-import Pusher from 'pusher';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PusherClient } from './pusher-client.js';
+import { PusherClient, pusherJsClient } from './pusher-client.js';
+import { pusherSdk } from './pusher-sdk.js';
 import { socket } from './raw-socket.js';
 import { clusterNodeDir, type RedisProcess, startRedis } from './redis-process.js';
 import { type RunningBin, startBin } from './run-bin.js';
@@ -77,26 +77,7 @@ describe('subscription counts and watchlists across two nodes', () => {
     const [a, b] = nodes as [RunningBin, RunningBin];
     type WatchEvent = { name: string; user_ids: string[] };
     const signedIn = async (port: number, user: { id: string; watchlist?: string[] }) => {
-      const sdk = new Pusher({
-        appId: APP.id,
-        key: APP.key,
-        secret: APP.secret,
-        host: '127.0.0.1',
-        port: String(port),
-      });
-      const client = new PusherClient(APP.key, {
-        cluster: 'mt1',
-        wsHost: '127.0.0.1',
-        wsPort: port,
-        forceTLS: false,
-        enabledTransports: ['ws'],
-        disableStats: true,
-        userAuthentication: {
-          endpoint: '/unused',
-          transport: 'ajax',
-          customHandler: ({ socketId }, callback) => callback(null, sdk.authenticateUser(socketId, user)),
-        },
-      });
+      const client = pusherJsClient(port, APP.key, pusherSdk(APP, port), user);
       const events: WatchEvent[] = [];
       client.user.watchlist.bind('online', (event: WatchEvent) => events.push(event));
       client.user.watchlist.bind('offline', (event: WatchEvent) => events.push(event));

@@ -7,13 +7,20 @@ export type PusherClient = InstanceType<typeof PusherClient>;
 /** The server SDK's `authorizeChannel`, as an app's auth endpoint would call it. */
 interface ChannelSigner {
   authorizeChannel(socketId: string, channel: string): { auth: string; channel_data?: string };
+  authenticateUser?(socketId: string, user: { id: string }): { auth: string; user_data: string };
 }
 
 /**
  * A pusher-js client on loopback (ws only) whose channel authorizer signs with the given server SDK, as an app's
  * auth endpoint would; without one, private channels are refused.
  */
-export function pusherJsClient(port: number, key: string, signer?: ChannelSigner): PusherClient {
+export function pusherJsClient(
+  port: number,
+  key: string,
+  signer?: ChannelSigner,
+  /** Signs `pusher.signin()` in as this user with the signer's `authenticateUser`. */
+  user?: { id: string },
+): PusherClient {
   return new PusherClient(key, {
     cluster: 'mt1',
     wsHost: '127.0.0.1',
@@ -27,6 +34,14 @@ export function pusherJsClient(port: number, key: string, signer?: ChannelSigner
       customHandler: ({ socketId, channelName }, callback) => {
         if (!signer) return callback(new Error('no auth'), null);
         callback(null, signer.authorizeChannel(socketId, channelName));
+      },
+    },
+    userAuthentication: {
+      endpoint: '/unused',
+      transport: 'ajax',
+      customHandler: ({ socketId }, callback) => {
+        if (!signer?.authenticateUser || !user) return callback(new Error('no user auth'), null);
+        callback(null, signer.authenticateUser(socketId, user));
       },
     },
   });
