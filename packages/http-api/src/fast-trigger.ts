@@ -1,8 +1,7 @@
-import { isOriginAllowed, isSocketId, verifyRequest } from '@herald/protocol-core';
+import { isOriginAllowed, isSocketId } from '@herald/protocol-core';
 import { appLookupOf, eventLimitsOf } from './api-app.js';
 import { DEFAULT_MAX_REQUEST_SIZE, type HttpApiOptions, normalizePrefix } from './http-api.js';
-import { parseQueryParams } from './internal/query-params.js';
-import { bearerMatches } from './request-auth.js';
+import { bearerMatches, verifyQuerySignature } from './request-auth.js';
 import { checkEvent } from './trigger-body.js';
 
 /** A request as a server hands it over before any Request object exists. */
@@ -76,13 +75,8 @@ export function createFastTrigger(options: HttpApiOptions): FastRestHandler | un
     } else {
       const paths =
         prefix !== '' && path.startsWith(`${prefix}/`) ? [path, path.slice(prefix.length)] : [path];
-      const verified = verifyRequest(app, {
-        method: 'POST',
-        path: paths,
-        query: parseQueryParams(request.query),
-        body,
-      });
-      if (!verified.ok) return undefined;
+      if (!verifyQuerySignature(app, { method: 'POST', path: paths, query: request.query, body }).ok)
+        return undefined;
     }
 
     let parsed: unknown;

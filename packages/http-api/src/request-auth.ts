@@ -1,4 +1,14 @@
-import { acceptedSecrets, fail, ok, type Result, safeEqual, verifyRequest } from '@herald/protocol-core';
+import {
+  acceptedSecrets,
+  fail,
+  ok,
+  type RawRequestToVerify,
+  type RequestAuthError,
+  type Result,
+  safeEqual,
+  verifyRawRequest,
+  verifyRequest,
+} from '@herald/protocol-core';
 import type { ApiApp } from './api-app.js';
 import { parseQueryParams } from './internal/query-params.js';
 
@@ -37,6 +47,20 @@ export function bearerMatches(app: ApiApp, token: string): boolean {
 }
 
 /**
+ * Checks a request's query signature from the raw query string: straight from it when it is already canonical (as
+ * the SDKs send it), else over the decoded parameters. Both give the same answer.
+ */
+export function verifyQuerySignature(
+  app: ApiApp,
+  request: RawRequestToVerify,
+): Result<true, RequestAuthError> {
+  return (
+    verifyRawRequest(app, request) ??
+    verifyRequest(app, { ...request, query: parseQueryParams(request.query) })
+  );
+}
+
+/**
  * Authenticates a REST request by `Authorization: Bearer <secret>` (compared in constant time) or, without
  * that header, by Pusher's HMAC query signature over the path with or without the prefix
  * (https://pusher.com/docs/channels/library_auth_reference/rest-api/#authentication).
@@ -51,10 +75,10 @@ export function authenticateRequest(app: ApiApp, request: IncomingRequest): Resu
       ? ok('bearer')
       : fail('Bearer token does not match the app');
   }
-  const verified = verifyRequest(app, {
+  const verified = verifyQuerySignature(app, {
     method: request.method,
     path: signedPaths(request.url, request.prefix ?? ''),
-    query: parseQueryParams(request.url.search.slice(1)),
+    query: request.url.search.slice(1),
     body: request.body,
     ...(request.now === undefined ? {} : { now: request.now }),
   });

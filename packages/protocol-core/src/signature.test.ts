@@ -1,7 +1,10 @@
 import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import Pusher from 'pusher';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { hmacSha256Into } from './hmac-sha256.js';
+import { md5Into } from './md5.js';
 import {
+  type AppCredentials,
   acceptedSecrets,
   encryptedChannelSharedSecret,
   hmacHex,
@@ -15,6 +18,7 @@ import {
   signUserAuth,
   signWebhook,
   verifyChannelAuth,
+  verifyRawRequest,
   verifyRequest,
   verifyUserAuth,
   verifyWebhook,
@@ -461,7 +465,24 @@ describe('signRequest', () => {
   });
 });
 
-describe('verifyRequest', () => {
+type Verifier = (app: AppCredentials, request: RequestToVerify) => ReturnType<typeof verifyRequest>;
+
+/** The query as the SDKs send it: `name=value` pairs, unencoded, in the order given (auth_signature last). */
+const rawQueryOf = (query: QueryParams): string =>
+  Object.entries(query)
+    .filter(([, value]) => value !== undefined)
+    .map(([name, value]) => `${name}=${value}`)
+    .join('&');
+
+/** The raw check, and the decoded one for a query it leaves (as @herald/http-api does). */
+const rawVerifier: Verifier = (app, request) =>
+  verifyRawRequest(app, { ...request, query: rawQueryOf(request.query) }) ?? verifyRequest(app, request);
+
+// Every case runs against both ways in: the parsed query record, and the raw query string.
+describe.each([
+  ['verifyRequest', verifyRequest as Verifier],
+  ['verifyRawRequest', rawVerifier],
+])('%s', (_name, verifyWith) => {
   const now = 1_700_000_000;
   const path = '/apps/3/events';
   const body = JSON.stringify({ name: 'e', data: '{"a":"\\"q\\" é"}', channel: 'orders' });
@@ -486,7 +507,7 @@ describe('verifyRequest', () => {
   }
 
   const verify = (query: QueryParams, extra: Partial<RequestToVerify> = {}) =>
-    verifyRequest(APP, { method: 'POST', path, query, body, now, ...extra });
+    verifyWith(APP, { method: 'POST', path, query, body, now, ...extra });
 
   const refusal = (reason: string) => ({ ok: false, error: { reason, message: expect.any(String) } });
 
@@ -564,7 +585,7 @@ describe('verifyRequest', () => {
   });
 
   it('rejects a signature made with another secret', () => {
-    expect(verifyRequest(OTHER_SECRET, { method: 'POST', path, query: signedByHand(), body, now })).toEqual(
+    expect(verifyWith(OTHER_SECRET, { method: 'POST', path, query: signedByHand(), body, now })).toEqual(
       refusal('bad_signature'),
     );
   });
@@ -643,16 +664,152 @@ describe('verifyRequest', () => {
 
   it('uses the current time by default', () => {
     const fresh = signedByHand({ timestamp: Math.floor(Date.now() / 1000) });
-    expect(verifyRequest(APP, { method: 'POST', path, query: fresh, body }).ok).toBe(true);
-    expect(
-      verifyRequest(APP, { method: 'POST', path, query: signedByHand({ timestamp: 1000 }), body }).ok,
-    ).toBe(false);
+    expect(verifyWith(APP, { method: 'POST', path, query: fresh, body }).ok).toBe(true);
+    expect(verifyWith(APP, { method: 'POST', path, query: signedByHand({ timestamp: 1000 }), body }).ok).toBe(
+      false,
+    );
   });
 
   it('compares the signature in constant time', () => {
     vi.mocked(timingSafeEqual).mockClear();
     verify({ ...signedByHand(), auth_signature: '0'.repeat(64) });
     expect(timingSafeEqual).toHaveBeenCalled();
+  });
+});
+
+/** Decodes a query as http-api does before the parsed check: URLSearchParams, repeats joined with commas. */
+function decodedQuery(raw: string): Record<string, string> {
+  const record: Record<string, string> = {};
+  for (const [name, value] of new URLSearchParams(raw)) {
+    record[name] = record[name] === undefined ? value : `${record[name]},${value}`;
+  }
+  return record;
+}
+
+describe('verifyRawRequest, on its own', () => {
+  const now = 1_700_000_000;
+  const path = '/apps/3/events';
+  const body = '{"name":"e","data":"{}","channel":"orders"}';
+
+  beforeEach(() => {
+    vi.spyOn(Date, 'now').mockReturnValue(now * 1000);
+  });
+
+  afterEach(() => {
+    vi.restoreAllMocks();
+  });
+
+  it('checks a trigger signed by the pusher SDK straight from its query string', () => {
+    const query = sdk.createSignedQueryString({ method: 'POST', path, body });
+    expect(query.endsWith(`&auth_signature=${new URLSearchParams(query).get('auth_signature')}`)).toBe(true);
+    expect(verifyRawRequest(APP, { method: 'POST', path, query, body })).toEqual({ ok: true, value: true });
+    expect(verifyRawRequest(OTHER_SECRET, { method: 'POST', path, query, body })).toMatchObject({
+      ok: false,
+      error: { reason: 'bad_signature' },
+    });
+  });
+
+  it('checks a signed GET with the SDK’s extra parameters the same way', () => {
+    const params = { filter_by_prefix: 'presence-', info: 'user_count' };
+    const query = sdk.createSignedQueryString({ method: 'GET', path: '/apps/3/channels', params });
+    expect(verifyRawRequest(APP, { method: 'GET', path: '/apps/3/channels', query, body: '' })).toEqual({
+      ok: true,
+      value: true,
+    });
+  });
+
+  it.each([
+    ['percent-encoding', 'auth_key=app%2Dkey&auth_timestamp=1&auth_version=1.0&auth_signature=00'],
+    ['a plus sign', 'auth_key=app+key&auth_timestamp=1&auth_version=1.0&auth_signature=00'],
+    ['names out of order', 'auth_timestamp=1&auth_key=app-key&auth_version=1.0&auth_signature=00'],
+    [
+      'an upper-case name',
+      'auth_key=app-key&auth_timestamp=1&auth_version=1.0&Socket_id=1.2&auth_signature=0',
+    ],
+    [
+      'a repeated name',
+      'auth_key=app-key&auth_key=app-key&auth_timestamp=1&auth_version=1.0&auth_signature=0',
+    ],
+    [
+      'two signatures',
+      'auth_key=app-key&auth_signature=0&auth_timestamp=1&auth_version=1.0&auth_signature=0',
+    ],
+    ['a name without a value', 'auth_key=app-key&auth_timestamp=1&auth_version=1.0&flag&auth_signature=0'],
+    ['an empty pair', 'auth_key=app-key&&auth_timestamp=1&auth_version=1.0&auth_signature=0'],
+    ['a trailing &', 'auth_key=app-key&auth_timestamp=1&auth_version=1.0&auth_signature=0&'],
+    ['nothing at all', ''],
+  ])('leaves a query with %s to the decoded check', (_name, query) => {
+    expect(verifyRawRequest(APP, { method: 'POST', path, query, body })).toBeUndefined();
+  });
+
+  it('gives the decoded check’s answer whenever it answers, over many changed queries', () => {
+    const signed = sdk.createSignedQueryString({ method: 'POST', path, body });
+    const pairs = signed.split('&');
+    // Random changes: reorder, drop, duplicate, add, upper-case or encode a pair, change a value; also untouched.
+    const changes = [
+      (list: string[]) => [...list].reverse(),
+      (list: string[]) => list.filter((_, i) => i !== Math.floor(Math.random() * list.length)),
+      (list: string[]) => [...list, list[Math.floor(Math.random() * list.length)] as string],
+      (list: string[]) => [...list.slice(0, -1), 'socket_id=1.2', list[list.length - 1] as string],
+      (list: string[]) => ['a_first=x', ...list],
+      (list: string[]) => list.map((pair, i) => (i === 0 ? pair.toUpperCase() : pair)),
+      (list: string[]) => list.map((pair, i) => (i === 1 ? pair.replace('_', '%5F') : pair)),
+      (list: string[]) =>
+        list.map((pair) => (pair.startsWith('auth_timestamp') ? `auth_timestamp=${now - 700}` : pair)),
+      (list: string[]) => list.map((pair) => (pair.startsWith('body_md5') ? `body_md5=${md5('x')}` : pair)),
+      (list: string[]) => list,
+    ];
+    let answered = 0;
+    for (let round = 0; round < 400; round++) {
+      let list = pairs;
+      for (let i = 0; i < 1 + Math.floor(Math.random() * 3); i++) {
+        list = (changes[Math.floor(Math.random() * changes.length)] as (l: string[]) => string[])(list);
+      }
+      const query = list.join('&');
+      const raw = verifyRawRequest(APP, { method: 'POST', path, query, body });
+      if (raw === undefined) continue;
+      answered++;
+      expect(raw, query).toEqual(
+        verifyRequest(APP, { method: 'POST', path, query: decodedQuery(query), body }),
+      );
+    }
+    expect(answered).toBeGreaterThan(50);
+  });
+});
+
+describe('the HMAC-SHA256 and MD5 of the hot paths', () => {
+  // Lengths around the 64-byte block and its 56-byte padding limit, where a padding mistake would show.
+  const lengths = [
+    0, 1, 31, 32, 55, 56, 57, 63, 64, 65, 119, 120, 127, 128, 129, 200, 1023, 1024, 1025, 3000,
+  ];
+  const text = (length: number) =>
+    Array.from({ length }, () =>
+      String.fromCodePoint(
+        Math.random() < 0.9
+          ? 32 + Math.floor(Math.random() * 95)
+          : 0xe9 + Math.floor(Math.random() * 0x1f600),
+      ),
+    ).join('');
+
+  it('gives node:crypto’s HMAC for keys and messages of every length, ASCII or not', () => {
+    const out = new Uint8Array(32);
+    for (const keyLength of [0, 1, 20, 63, 64, 65, 100, 200]) {
+      for (const length of lengths) {
+        const secret = text(keyLength);
+        const message = text(length);
+        const expected = createHmac('sha256', secret).update(message).digest();
+        expect(Buffer.from(hmacSha256Into(secret, message, out)), `${keyLength}/${length}`).toEqual(expected);
+      }
+    }
+  });
+
+  it('gives node:crypto’s MD5 for bodies of every length', () => {
+    const out = new Uint8Array(16);
+    for (const length of lengths) {
+      const body = randomBytes(length);
+      const expected = createHash('md5').update(body).digest();
+      expect(Buffer.from(md5Into(body, out)), String(length)).toEqual(expected);
+    }
   });
 });
 

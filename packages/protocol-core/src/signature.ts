@@ -1,5 +1,7 @@
 import { createHash, createHmac, hash, timingSafeEqual } from 'node:crypto';
+import { hmacSha256Into } from './hmac-sha256.js';
 import { DefaultLimits } from './limits.js';
+import { md5Into } from './md5.js';
 import { fail, ok, type Result } from './result.js';
 
 // All signatures are HMAC-SHA256 in lowercase hex, keyed with the app secret
@@ -54,33 +56,55 @@ export function acceptedSecrets(app: AppCredentials, now: number = Date.now()): 
   return secrets;
 }
 
-// The digests a request brings, decoded into fixed buffers: verification is synchronous, so one of each serves
-// every call without allocating.
+// The digests a request brings and the ones computed to compare, in fixed buffers: verification is synchronous, so
+// one of each serves every call without allocating.
 const givenSha256 = Buffer.alloc(32);
+const computedSha256 = new Uint8Array(32);
 const givenMd5 = Buffer.alloc(16);
-const HEX_SHA256 = /^[0-9a-f]{64}$/;
-const HEX_MD5 = /^[0-9a-f]{32}$/;
+const computedMd5 = new Uint8Array(16);
+
+/** The value of each lowercase hex digit by character code, -1 for every other character below 128. */
+const HEX_VALUE = new Int8Array(128).fill(-1);
+for (let i = 0; i < 16; i++) HEX_VALUE['0123456789abcdef'.charCodeAt(i)] = i;
+
+function hexDigit(code: number): number {
+  return code < 128 ? (HEX_VALUE[code] as number) : -1;
+}
+
+/**
+ * Decodes `text` into `out` when it is exactly `out.length * 2` lowercase hex digits. Anything else can never equal
+ * a digest's lowercase hex, so it is refused before any hashing (its shape is the sender's to know, and says
+ * nothing about the secret).
+ */
+function decodeLowerHex(text: string, out: Uint8Array): boolean {
+  if (text.length !== out.length * 2) return false;
+  for (let i = 0; i < out.length; i++) {
+    const high = hexDigit(text.charCodeAt(i * 2));
+    const low = hexDigit(text.charCodeAt(i * 2 + 1));
+    if (high < 0 || low < 0) return false;
+    out[i] = (high << 4) | low;
+  }
+  return true;
+}
 
 /**
  * Whether a signature matches an HMAC of `signed` under any accepted secret; every candidate is compared, in
- * constant time, as bytes. A signature that is not 64 lowercase hex digits can never equal a digest's hex, so it
- * is refused before any hashing (its shape is the sender's to know, and says nothing about the secret).
+ * constant time, as bytes.
  */
 function matchesAnySecret(app: AppCredentials, signature: string, signed: string): boolean {
-  if (!HEX_SHA256.test(signature)) return false;
-  givenSha256.write(signature, 'hex');
+  if (!decodeLowerHex(signature, givenSha256)) return false;
   let matched = false;
   for (const secret of acceptedSecrets(app)) {
-    if (timingSafeEqual(givenSha256, createHmac('sha256', secret).update(signed).digest())) matched = true;
+    if (timingSafeEqual(givenSha256, hmacSha256Into(secret, signed, computedSha256))) matched = true;
   }
   return matched;
 }
 
 /** Whether `body_md5` is the MD5 of the body: the same answer as comparing it to {@link md5Hex}, without the hex. */
 function matchesBodyMd5(bodyMd5: string, body: string | Uint8Array): boolean {
-  if (!HEX_MD5.test(bodyMd5)) return false;
-  givenMd5.write(bodyMd5, 'hex');
-  return timingSafeEqual(givenMd5, hash('md5', body, 'buffer'));
+  if (!decodeLowerHex(bodyMd5, givenMd5)) return false;
+  const computed = typeof body === 'string' ? hash('md5', body, 'buffer') : md5Into(body, computedMd5);
+  return timingSafeEqual(givenMd5, computed);
 }
 
 /** What a channel subscription signs: private and encrypted channels, and presence with its `channel_data`. */
@@ -247,24 +271,34 @@ export interface RequestToVerify {
   readonly graceSeconds?: number;
 }
 
+/** The auth parameters of a signed REST request, as sent. */
+interface SignedParams {
+  readonly key: string | undefined;
+  readonly timestamp: string | undefined;
+  readonly version: string | undefined;
+  readonly signature: string | undefined;
+  readonly bodyMd5: string | undefined;
+}
+
 /**
- * Verifies a REST request's HMAC query signature: `auth_key` is the app's, `auth_timestamp` is within the grace
- * period, `body_md5` matches the raw body, and `auth_signature` matches, compared in constant time.
+ * The checks every signed REST request passes, in order; `stringToSign` gives what the signature covers for one
+ * accepted form of the path.
  */
-export function verifyRequest(app: AppCredentials, request: RequestToVerify): Result<true, RequestAuthError> {
-  const { query } = request;
-  const key = query.auth_key;
-  const timestamp = query.auth_timestamp;
-  const version = query.auth_version;
-  const signature = query.auth_signature;
+function verifySigned(
+  app: AppCredentials,
+  params: SignedParams,
+  request: Pick<RequestToVerify, 'path' | 'body' | 'now' | 'graceSeconds'>,
+  stringToSign: (path: string) => string,
+): Result<true, RequestAuthError> {
+  const { key, timestamp, version, signature } = params;
   if (!key || !timestamp || !version || !signature) {
     return fail({
       reason: 'missing_param',
       message: 'auth_key, auth_timestamp, auth_version and auth_signature are required',
     });
   }
-  if (!safeEqual(key, app.key))
-    return fail({ reason: 'key_mismatch', message: 'auth_key does not match the app' });
+  // The key is public (every browser client holds it): a plain comparison says nothing about the secret.
+  if (key !== app.key) return fail({ reason: 'key_mismatch', message: 'auth_key does not match the app' });
   if (version !== '1.0') return fail({ reason: 'unsupported_version', message: 'auth_version must be 1.0' });
   const seconds = Number(timestamp);
   const now = request.now ?? Math.floor(Date.now() / 1000);
@@ -275,23 +309,130 @@ export function verifyRequest(app: AppCredentials, request: RequestToVerify): Re
       message: `auth_timestamp must be within ${grace} seconds of the server time (${now})`,
     });
   }
-  const hasBody = request.body.length > 0;
-  if (hasBody || query.body_md5 !== undefined) {
-    if (query.body_md5 === undefined)
+  if (request.body.length > 0 || params.bodyMd5 !== undefined) {
+    if (params.bodyMd5 === undefined)
       return fail({ reason: 'missing_param', message: 'body_md5 is required' });
-    if (!matchesBodyMd5(query.body_md5, request.body)) {
+    if (!matchesBodyMd5(params.bodyMd5, request.body)) {
       return fail({ reason: 'body_md5_mismatch', message: 'body_md5 does not match the request body' });
     }
   }
-  const paths = typeof request.path === 'string' ? [request.path] : request.path;
   let matched = false;
-  for (const path of paths) {
-    // Every candidate is compared so the work done does not depend on which one matches.
-    if (matchesAnySecret(app, signature, requestStringToSign(request.method, path, query))) matched = true;
+  if (typeof request.path === 'string')
+    matched = matchesAnySecret(app, signature, stringToSign(request.path));
+  else {
+    for (const path of request.path) {
+      // Every candidate is compared so the work done does not depend on which one matches.
+      if (matchesAnySecret(app, signature, stringToSign(path))) matched = true;
+    }
   }
   if (!matched)
     return fail({ reason: 'bad_signature', message: 'auth_signature does not match the request' });
   return ok(true);
+}
+
+/**
+ * Verifies a REST request's HMAC query signature: `auth_key` is the app's, `auth_timestamp` is within the grace
+ * period, `body_md5` matches the raw body, and `auth_signature` matches, compared in constant time.
+ */
+export function verifyRequest(app: AppCredentials, request: RequestToVerify): Result<true, RequestAuthError> {
+  const { query } = request;
+  const params = {
+    key: query.auth_key,
+    timestamp: query.auth_timestamp,
+    version: query.auth_version,
+    signature: query.auth_signature,
+    bodyMd5: query.body_md5,
+  };
+  const method = request.method.toUpperCase();
+  const canonical = canonicalQuery(query);
+  return verifySigned(app, params, request, (path) => `${method}\n${path}\n${canonical}`);
+}
+
+/** A REST request with its query string as received, to be verified. */
+export interface RawRequestToVerify extends Omit<RequestToVerify, 'query'> {
+  /** The query string as received, without `?`. */
+  readonly query: string;
+}
+
+/**
+ * Verifies a signed REST request straight from its raw query string, when that string is already in the canonical
+ * form the signature covers — lower-case names in ascending order, each once, nothing percent-encoded — as the
+ * server SDKs send it. The string to sign is then the query itself without `auth_signature`, so nothing is parsed
+ * into a record or joined again. Answers `undefined` for any other query: verify it with {@link verifyRequest}
+ * over the decoded parameters, which gives the same answer.
+ *
+ * @example
+ * verifyRawRequest(app, { method: 'POST', path: '/apps/1/events', query: 'auth_key=…&auth_signature=…', body })
+ */
+export function verifyRawRequest(
+  app: AppCredentials,
+  request: RawRequestToVerify,
+): Result<true, RequestAuthError> | undefined {
+  const raw = request.query;
+  if (raw === '' || raw.includes('%') || raw.includes('+')) return undefined;
+  let key: string | undefined;
+  let timestamp: string | undefined;
+  let version: string | undefined;
+  let signature: string | undefined;
+  let bodyMd5: string | undefined;
+  let signatureStart = -1;
+  let signatureEnd = -1;
+  let previous = '';
+  let start = 0;
+  while (start < raw.length) {
+    let end = raw.indexOf('&', start);
+    if (end === -1) end = raw.length;
+    const equals = raw.indexOf('=', start);
+    // An empty pair or a name without `=` is signed differently from how it is sent.
+    if (equals === -1 || equals >= end || equals === start) return undefined;
+    const name = raw.slice(start, equals);
+    const value = raw.slice(equals + 1, end);
+    if (name === 'auth_signature') {
+      // Not signed, so it may stand anywhere (the SDKs append it last); once only.
+      if (signature !== undefined) return undefined;
+      signature = value;
+      signatureStart = start;
+      signatureEnd = end;
+      start = end + 1;
+      continue;
+    }
+    // The signed names must be ascending (which also rules out repeats) and lower case, as the canonical string
+    // has them.
+    if (name <= previous) return undefined;
+    previous = name;
+    switch (name) {
+      case 'auth_key':
+        key = value;
+        break;
+      case 'auth_timestamp':
+        timestamp = value;
+        break;
+      case 'auth_version':
+        version = value;
+        break;
+      case 'body_md5':
+        bodyMd5 = value;
+        break;
+      default:
+        if (name !== name.toLowerCase()) return undefined;
+    }
+    start = end + 1;
+  }
+  // A trailing `&` leaves an empty pair.
+  if (raw.endsWith('&')) return undefined;
+  let canonical = raw;
+  if (signatureStart >= 0) {
+    const before = signatureStart === 0 ? '' : raw.slice(0, signatureStart - 1);
+    const after = signatureEnd >= raw.length ? '' : raw.slice(signatureEnd + 1);
+    canonical = before === '' ? after : after === '' ? before : `${before}&${after}`;
+  }
+  const method = request.method.toUpperCase();
+  return verifySigned(
+    app,
+    { key, timestamp, version, signature, bodyMd5 },
+    request,
+    (path) => `${method}\n${path}\n${canonical}`,
+  );
 }
 
 /** Signs a webhook body: the `X-Pusher-Signature` header value. */
