@@ -105,6 +105,39 @@ describe('three nodes joined by a cluster adapter', () => {
     expect((await target.closed).code).toBe(4009);
   });
 
+  it('confirms every socket of a user that signs in while the node is still routing the user here', async () => {
+    hub = createMemoryCluster();
+    // Interest routing as the Redis adapter answers it: the first socket's sign-in gets a promise that settles
+    // once the node receives the user's traffic (held here until the test lets it go).
+    let route: () => void = () => {};
+    const routing = new Promise<void>((resolve) => {
+      route = resolve;
+    });
+    const adapter = hub.node('a');
+    const setLocalUser = adapter.setLocalUser?.bind(adapter);
+    adapter.setLocalUser = (appId, userId, signedIn) => {
+      setLocalUser?.(appId, userId, signedIn);
+      return signedIn ? routing : undefined;
+    };
+    nodes = [await startServer({ cluster: adapter })];
+    const [first, second] = [await client(0), await client(0)];
+    const answered: string[] = [];
+    const answers = [first, second].map((socket, i) =>
+      socket.signin({ id: 'ada' }).then((frame) => {
+        answered.push(`socket ${i}`);
+        return frame;
+      }),
+    );
+    // Both sign-ins handled (each socket answers a ping in order), and neither confirmed before the node receives
+    // the user's traffic: a terminate sent after a confirmation could otherwise miss that socket.
+    await first.roundTrip();
+    await second.roundTrip();
+    await sleep(100);
+    expect(answered).toEqual([]);
+    route();
+    for (const answer of await Promise.all(answers)) expect(answer.event).toBe('pusher:signin_success');
+  });
+
   it('serves a cache channel’s last event from another node', async () => {
     await boot();
     nodes[0]?.server.publish('app-1', { channels: ['cache-price'], event: 'price', data: '{"eur":2}' });

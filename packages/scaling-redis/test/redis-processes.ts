@@ -52,6 +52,10 @@ export interface RedisProcess {
   kill(): Promise<void>;
   /** Starts a fresh (empty) server on the same port, killing the old one first if it still runs. */
   restart(): Promise<void>;
+  /** Stops the process (SIGSTOP): its connections stay open and nothing is answered until `resume`. */
+  pause(): void;
+  /** Lets a paused process go on (SIGCONT). */
+  resume(): void;
 }
 
 function exited(child: ChildProcess): Promise<void> {
@@ -104,7 +108,17 @@ async function startRedisOn(extra: readonly string[], chosen: number): Promise<R
     await kill(); // Never two servers for one port, and never one the suite cannot kill.
     await launch();
   };
-  return { port: chosen, url: `redis://127.0.0.1:${chosen}`, kill, restart };
+  const signal = (name: NodeJS.Signals) => {
+    if (child?.pid !== undefined && child.exitCode === null) process.kill(child.pid, name);
+  };
+  return {
+    port: chosen,
+    url: `redis://127.0.0.1:${chosen}`,
+    kill,
+    restart,
+    pause: () => signal('SIGSTOP'),
+    resume: () => signal('SIGCONT'),
+  };
 }
 
 export interface RedisClusterProcesses {

@@ -25,6 +25,7 @@ export function addApp(registry: AppRegistry, metrics: ServerMetrics, config: Re
     channels: new Map(),
     cache: new Map(),
     users: new Map(),
+    userRoutes: new Map(),
     watchers: new Map(),
     metrics: metrics.forApp(config.id),
     limiter: new SocketRateLimiter(config.connectionLimits, config.id),

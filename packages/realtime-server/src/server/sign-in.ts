@@ -37,7 +37,7 @@ export function signin(
   const sockets = app.users.get(userId) ?? new Set();
   sockets.add(ws);
   app.users.set(userId, sockets);
-  const routed = sockets.size === 1 ? userSignedIn(ctx, app, userId, true) : undefined;
+  const routed = sockets.size === 1 ? firstSocketOf(ctx, app, userId) : app.userRoutes.get(userId);
   const { watchlist } = user.value;
   if (!routed) {
     confirmSignin(ctx, ws, app, frame.userData, watchlist);
@@ -52,6 +52,18 @@ export function signin(
     }),
     clusterFailed(ctx.logger, 'user routing'),
   );
+}
+
+/** The user's first socket here: the adapter starts routing their traffic here, perhaps with a promise. */
+function firstSocketOf(ctx: ServerContext, app: AppState, userId: string): Promise<void> | undefined {
+  const routed = userSignedIn(ctx, app, userId, true);
+  if (!routed) return undefined;
+  app.userRoutes.set(userId, routed);
+  const settled = () => {
+    if (app.userRoutes.get(userId) === routed) app.userRoutes.delete(userId);
+  };
+  routed.then(settled, settled);
+  return routed;
 }
 
 function confirmSignin(

@@ -57,6 +57,11 @@ export interface AppState {
   readonly cache: Map<string, CachedEvent>;
   /** Signed-in users and their sockets. */
   readonly users: Map<string, Set<Socket>>;
+  /**
+   * Interest routing: users whose topic this node is still subscribing to, with the adapter's promise. Their
+   * sockets that sign in meanwhile wait for it too (only the first socket asks the adapter).
+   */
+  readonly userRoutes: Map<string, Promise<void>>;
   /** Watched user id → the signed-in sockets of this node whose watchlist names them. */
   readonly watchers: Map<string, Set<Socket>>;
   readonly metrics: AppMetrics;

@@ -1,0 +1,73 @@
+import { randomBytes } from 'node:crypto';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { createRedisLink, type RedisLink } from '../src/internal/connection.js';
+import { eventually } from './cluster-nodes.js';
+import { type RedisProcess, startRedis, useRedisLayouts } from './redis-processes.js';
+
+// Publishes are fire-and-forget and carry no per-command timeout (node-redis would arm a 5 s timer and signal for
+// each); what bounds them instead is a cap on publishes waiting for Redis. Real redis-servers the tests start, a
+// Redis Cluster among them, and one stopped with SIGSTOP: its connections stay open and it answers nothing, as a
+// hung Redis does.
+
+const { servers } = useRedisLayouts();
+const quiet = { error() {}, ready() {}, reconnecting() {} };
+
+const links: RedisLink[] = [];
+const processes: RedisProcess[] = [];
+afterEach(async () => {
+  vi.restoreAllMocks();
+  for (const redis of processes) redis.resume();
+  await Promise.all(links.splice(0).map((link) => link.close().catch(() => link.destroy())));
+  await Promise.all(processes.splice(0).map((redis) => redis.kill()));
+});
+
+describe.each(servers)('publishes on $name', ({ server }) => {
+  it('arm no command timeout, while other commands keep theirs', async () => {
+    const link = createRedisLink(server(), quiet, { subscriber: false });
+    links.push(link);
+    await link.connect();
+    const timeouts = vi.spyOn(AbortSignal, 'timeout');
+    const channel = `herald-test-${randomBytes(4).toString('hex')}`;
+    await Promise.all(Array.from({ length: 50 }, (_, i) => link.publish(channel, `m${i}`)));
+    expect(timeouts).not.toHaveBeenCalled();
+    await link.send(channel, ['EXISTS', channel]);
+    expect(timeouts).toHaveBeenCalled();
+  });
+});
+
+describe('a Redis that stops answering', () => {
+  it('holds publishes up to the bound, refuses more at once, and delivers those held when it answers again', async () => {
+    const redis = await startRedis();
+    processes.push(redis);
+    const channel = 'herald-test-backlog';
+    const received: string[] = [];
+    const listening = createRedisLink({ url: redis.url }, quiet);
+    const publishing = createRedisLink({ url: redis.url }, quiet, {
+      subscriber: false,
+      maxPublishesInFlight: 50,
+    });
+    links.push(listening, publishing);
+    await Promise.all([listening.connect(), publishing.connect()]);
+    await listening.subscribe(channel, (message) => received.push(message));
+
+    redis.pause();
+    const held = Array.from({ length: 50 }, (_, i) => publishing.publish(channel, `m${i}`));
+    const refused = await Promise.allSettled(
+      Array.from({ length: 10 }, (_, i) => publishing.publish(channel, `late${i}`)),
+    );
+    for (const outcome of refused) {
+      expect(outcome).toMatchObject({
+        status: 'rejected',
+        reason: { message: expect.stringContaining('not answering') },
+      });
+    }
+
+    redis.resume();
+    await Promise.all(held);
+    await eventually(() => expect(received).toHaveLength(50));
+    expect(received).toEqual(Array.from({ length: 50 }, (_, i) => `m${i}`));
+    // Room again once they are through.
+    await publishing.publish(channel, 'after');
+    await eventually(() => expect(received.at(-1)).toBe('after'));
+  });
+});
