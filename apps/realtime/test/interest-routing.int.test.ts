@@ -179,6 +179,15 @@ describe.each(layouts)('interest routing between three nodes on $name', ({ start
     expect(await metric(port(1), terminations)).toBe(0);
   });
 
+  it('terminates a user present in a presence channel on another node without signing in', async () => {
+    await noTopics();
+    const target = await socket(port(2));
+    // No pusher:signin: the socket is the user only through its presence membership, which a terminate also ends.
+    await target.subscribe('presence-lobby', JSON.stringify({ user_id: 'trudy' }));
+    await sdk(port(0)).terminateUserConnections('trudy');
+    expect(await target.closed).toBe(4009);
+  });
+
   it('terminates a user from another node the moment their sign-in succeeds', async () => {
     for (let round = 0; round < 5; round++) {
       const target = await socket(port(2));

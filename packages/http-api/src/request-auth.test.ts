@@ -28,6 +28,19 @@ describe('authenticateRequest', () => {
     expect(check(signedUrl('/apps/1/events'))).toEqual({ ok: true, value: 'signature' });
   });
 
+  it.each([
+    ['plain', { filter_by_prefix: 'presence-' }],
+    ['percent-encoded (the decoded check)', { filter_by_prefix: 'presence-', info: 'a b,c' }],
+    ['named like an object property', { constructor: 'x', toString: 'z', q: 'a b' }],
+  ])('accepts a signed GET whose extra parameters are %s', (_name, query) => {
+    const params = signRequest(app, { method: 'GET', path: '/apps/1/channels', query }, now);
+    const url = new URL(`http://localhost/apps/1/channels?${new URLSearchParams(params)}`);
+    expect(authenticateRequest(app, { method: 'GET', url, body: new Uint8Array(), now })).toEqual({
+      ok: true,
+      value: 'signature',
+    });
+  });
+
   it('accepts the Bearer secret and refuses a wrong one', () => {
     const url = new URL('http://localhost/apps/1/events');
     expect(check(url, { authorization: 'Bearer app-secret' })).toEqual({ ok: true, value: 'bearer' });

@@ -175,6 +175,7 @@ export function createRealtimeServer(options: RealtimeServerOptions): RealtimeSe
       pingInterval: options.pingInterval ?? 30,
     }),
     socketsById: new Map(),
+    confirming: new WeakMap(),
     // Set right below, once the handlers exist; nothing publishes before listen().
     transport: undefined as unknown as Transport,
     closing: false,

@@ -1,7 +1,8 @@
+import { signChannelAuth } from '@herald/protocol-core';
 import { createMemoryCluster, type MemoryCluster } from '@herald/protocol-core/testing';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { RealtimeApp } from '../src/index.js';
-import { errorCode, RawClient, sleep, startServer } from './support.js';
+import { APP, errorCode, RawClient, sleep, startServer } from './support.js';
 
 type Started = Awaited<ReturnType<typeof startServer>>;
 
@@ -136,6 +137,67 @@ describe('three nodes joined by a cluster adapter', () => {
     expect(answered).toEqual([]);
     route();
     for (const answer of await Promise.all(answers)) expect(answer.event).toBe('pusher:signin_success');
+  });
+
+  it('confirms a subscription once however the client retries or resubscribes while its routing is pending', async () => {
+    hub = createMemoryCluster();
+    let route: () => void = () => {};
+    const routing = new Promise<void>((resolve) => {
+      route = resolve;
+    });
+    const adapter = hub.node('a');
+    const setLocalSubscriptions = adapter.setLocalSubscriptions.bind(adapter);
+    adapter.setLocalSubscriptions = (appId, channel, count) => {
+      setLocalSubscriptions(appId, channel, count);
+      return count > 0 ? routing : undefined;
+    };
+    nodes = [await startServer({ cluster: adapter })];
+    const socket = await client(0);
+    const subscribe = () => socket.send({ event: 'pusher:subscribe', data: { channel: 'news' } });
+    subscribe();
+    subscribe(); // A retry: answered by the pending confirmation, not at once.
+    socket.send({ event: 'pusher:unsubscribe', data: { channel: 'news' } });
+    subscribe(); // Again while the first one's routing is still pending.
+    await socket.roundTrip();
+    const confirmations = () =>
+      socket.frames.filter((frame) => frame.event === 'pusher_internal:subscription_succeeded');
+    expect(confirmations()).toHaveLength(0);
+    route();
+    await socket.next('pusher_internal:subscription_succeeded');
+    await sleep(100);
+    expect(confirmations()).toHaveLength(1);
+  });
+
+  it('survives a presence join the cluster refuses before the channel is routed, answering from local state', async () => {
+    hub = createMemoryCluster();
+    let route: () => void = () => {};
+    const routing = new Promise<void>((resolve) => {
+      route = resolve;
+    });
+    const adapter = hub.node('a');
+    adapter.setLocalSubscriptions = (_appId, _channel, count) => (count > 0 ? routing : undefined);
+    // Redis unreachable for the roster (its shard is down) while the channel's topic is still being subscribed.
+    adapter.joinPresence = () => Promise.reject(new Error('the roster shard is down'));
+    nodes = [await startServer({ cluster: adapter })];
+    const socket = await client(0);
+    socket.send({
+      event: 'pusher:subscribe',
+      data: {
+        channel: 'presence-room',
+        auth: signChannelAuth(APP, {
+          socketId: socket.socketId,
+          channel: 'presence-room',
+          channelData: '{"user_id":"u1"}',
+        }),
+        channel_data: '{"user_id":"u1"}',
+      },
+    });
+    await socket.roundTrip();
+    await sleep(50); // The join has failed by now; the routing has not settled.
+    route();
+    const confirmed = await socket.next('pusher_internal:subscription_succeeded');
+    expect(confirmed.data).toMatchObject({ presence: { ids: ['u1'], count: 1 } });
+    expect(await socket.isServed()).toBe(true);
   });
 
   it('serves a cache channel’s last event from another node', async () => {

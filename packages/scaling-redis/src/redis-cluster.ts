@@ -131,7 +131,7 @@ export function createRedisClusterNode(options: RedisClusterOptions = {}): Redis
     receive: messaging.receive,
   });
   const connections = createConnections(context);
-  const presence = createPresence(context);
+  const presence = createPresence(context, (appId, userId, delta) => routing.present(appId, userId, delta));
   const occupancy = createOccupancy(context, { messaging, connections, presence });
   const users = createUsers(context, { messaging, connections });
   const cached = createCachedEvents(context);

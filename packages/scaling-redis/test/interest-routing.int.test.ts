@@ -89,6 +89,33 @@ describe.each(servers)('interest routing on $name', ({ server }) => {
     expect(c.listener.terminations).toEqual([]);
   });
 
+  it('sends a termination to the nodes where the user is only present in a presence channel, until they leave', async () => {
+    const [a, b, c] = await startNodes(3, { unsubscribeDelayMs: 0 });
+    if (!a || !b || !c) throw new Error('three nodes');
+    // Present as eve on b (no sign-in): terminating eve closes that socket too, so b needs eve's traffic.
+    const joined = await b.adapter.joinPresence({
+      appId: '1',
+      channel: 'presence-room',
+      socketId: '1.1',
+      member: { userId: 'eve', userInfo: null },
+      maxMembers: 100,
+    });
+    expect(joined.accepted).toBe(true);
+    a.adapter.broadcast({ type: 'terminate', appId: '1', userId: 'eve' });
+    await eventually(() => expect(b.listener.terminations).toEqual([{ appId: '1', userId: 'eve' }]));
+    expect(c.listener.terminations).toEqual([]);
+
+    // Gone from the channel: eve's topic is dropped, and a later termination no longer reaches b.
+    await b.adapter.leavePresence('1', 'presence-room', '1.1');
+    await eventually(() => expect(b.adapter.stats().topics).toBe(0));
+    const received = b.adapter.stats().messagesReceived;
+    a.adapter.broadcast({ type: 'terminate', appId: '1', userId: 'eve' });
+    a.adapter.broadcast({ type: 'restart' });
+    await eventually(() => expect(b.listener.restarts).toBe(1));
+    expect(b.listener.terminations).toHaveLength(1);
+    expect(b.adapter.stats().messagesReceived).toBe(received + 1);
+  });
+
   it('keeps a topic through its linger when a subscriber comes back, and drops it after', async () => {
     const [a] = await startNodes(1, { unsubscribeDelayMs: 200 });
     if (!a) throw new Error('one node');

@@ -2,7 +2,13 @@ import { randomBytes } from 'node:crypto';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createRedisLink, type RedisLink } from '../src/internal/connection.js';
 import { eventually } from './cluster-nodes.js';
-import { type RedisProcess, startRedis, useRedisLayouts } from './redis-processes.js';
+import {
+  type RedisClusterProcesses,
+  type RedisProcess,
+  startRedis,
+  startRedisCluster,
+  useRedisLayouts,
+} from './redis-processes.js';
 
 // Publishes are fire-and-forget and carry no per-command timeout (node-redis would arm a 5 s timer and signal for
 // each); what bounds them instead is a cap on publishes waiting for Redis. Real redis-servers the tests start, a
@@ -14,11 +20,13 @@ const quiet = { error() {}, ready() {}, reconnecting() {} };
 
 const links: RedisLink[] = [];
 const processes: RedisProcess[] = [];
+const clusters: RedisClusterProcesses[] = [];
 afterEach(async () => {
   vi.restoreAllMocks();
-  for (const redis of processes) redis.resume();
+  for (const redis of [...processes, ...clusters.flatMap((cluster) => cluster.masters)]) redis.resume();
   await Promise.all(links.splice(0).map((link) => link.close().catch(() => link.destroy())));
   await Promise.all(processes.splice(0).map((redis) => redis.kill()));
+  await Promise.all(clusters.splice(0).map((cluster) => cluster.stop()));
 });
 
 describe.each(servers)('publishes on $name', ({ server }) => {
@@ -69,5 +77,35 @@ describe('a Redis that stops answering', () => {
     // Room again once they are through.
     await publishing.publish(channel, 'after');
     await eventually(() => expect(received.at(-1)).toBe('after'));
+  });
+});
+
+describe('a Redis Cluster master that stops answering', () => {
+  it('holds and refuses only the publishes for that master; the others go on', async () => {
+    const cluster = await startRedisCluster();
+    clusters.push(cluster);
+    const link = createRedisLink({ clusterMode: true, rootNodes: cluster.rootNodes }, quiet, {
+      subscriber: false,
+      maxPublishesInFlight: 20,
+    });
+    links.push(link);
+    await link.connect();
+    // Two channels whose slots two different masters serve.
+    const stalled = 'herald-test-{a}';
+    const stalledMaster = await cluster.masterOf(stalled);
+    let healthy = '';
+    for (let i = 0; !healthy; i++) {
+      if ((await cluster.masterOf(`herald-test-{b${i}}`)) !== stalledMaster) healthy = `herald-test-{b${i}}`;
+    }
+
+    stalledMaster.pause();
+    const held = Array.from({ length: 20 }, (_, i) => link.publish(stalled, `m${i}`));
+    await expect(link.publish(stalled, 'one too many')).rejects.toThrow('not answering');
+    // The other master's publishes are neither held nor refused.
+    await expect(link.publish(healthy, 'still flowing')).resolves.toBe(0);
+
+    stalledMaster.resume();
+    await Promise.all(held);
+    await expect(link.publish(stalled, 'room again')).resolves.toBe(0);
   });
 });

@@ -142,16 +142,24 @@ export async function startRedisCluster(extra: readonly string[] = []): Promise<
   };
   try {
     for (let i = 0; i < 3; i += 1) {
-      const port = await freePort();
-      masters.push(
-        await startRedis(
-          [
-            ...['--cluster-enabled', 'yes', '--cluster-config-file', join(dir, `nodes-${port}.conf`)],
-            ...['--dir', dir, ...extra],
-          ],
-          port,
-        ),
-      );
+      // As in startRedis: another suite may take the free port first, and then a new one is tried.
+      for (let attempt = 1; ; attempt++) {
+        const port = await freePort();
+        try {
+          masters.push(
+            await startRedis(
+              [
+                ...['--cluster-enabled', 'yes', '--cluster-config-file', join(dir, `nodes-${port}.conf`)],
+                ...['--dir', dir, ...extra],
+              ],
+              port,
+            ),
+          );
+          break;
+        } catch (error) {
+          if (attempt >= 3) throw error;
+        }
+      }
     }
     const addresses = masters.map((master) => `127.0.0.1:${master.port}`);
     await run('redis-cli', ['--cluster', 'create', ...addresses, '--cluster-replicas', '0', '--cluster-yes']);

@@ -5,7 +5,8 @@ import type { QueryParams } from '@herald/protocol-core';
  * `URLSearchParams` decodes, repeated parameters joined with commas as the server SDKs send arrays.
  */
 export function parseQueryParams(query: string): QueryParams {
-  const record: Record<string, string> = {};
+  // No prototype: a parameter named `constructor` or `__proto__` is a parameter like any other.
+  const record: Record<string, string> = Object.create(null);
   if (query === '') return record;
   // The SDKs send plain `key=value` pairs (hex, digits, the key): split by hand, which costs a third of
   // URLSearchParams. Anything encoded takes URLSearchParams, so decoding stays exactly the standard's.
@@ -28,8 +29,6 @@ export function parseQueryParams(query: string): QueryParams {
 }
 
 function add(record: Record<string, string>, key: string, value: string): void {
-  // A read rather than `in`: the same answer (the names the object inherits are never undefined either), and half
-  // the cost, since `in` on a missing key walks the prototype the slow way.
   const previous = record[key];
   record[key] = previous === undefined ? value : `${previous},${value}`;
 }

@@ -12,6 +12,7 @@ import {
   type SubscriptionErrorData,
 } from '@herald/protocol-core';
 import { replayCache } from './cache-channels.js';
+import { awaitConfirmation, takeConfirmation } from './confirmations.js';
 import { publishFrom } from './fan-out.js';
 import { clusterFailed, guard } from './guard.js';
 import { send } from './send.js';
@@ -108,10 +109,13 @@ function joinClusterPresence(
     member,
     maxMembers: app.config.maxPresenceMembersPerChannel,
   });
-  // The routing promise never rejects, so a failed join still reaches the fallback below.
+  // Handled from the start: a join that fails before the routing settles must not count as unhandled (which
+  // would end the process). The routing promise never rejects, so a failed join still reaches the fallback below.
+  joined.catch(() => {});
+  const ticket = awaitConfirmation(ctx, data, channel);
   (routed ? routed.then(() => joined) : joined).then(
     guard(ctx.logger, 'presence join', (result: Awaited<ReturnType<ClusterAdapter['joinPresence']>>) => {
-      if (!data.open || !data.channels.has(channel)) return;
+      if (!data.open || !takeConfirmation(ctx, data, channel, ticket)) return;
       if (!result.accepted) {
         leave(ctx, ws, app, channel, 'refused');
         refuseSubscription(ctx, ws, app, channel, channelFull(app, channel));
@@ -124,7 +128,7 @@ function joinClusterPresence(
     (error: unknown) => {
       // Redis is away: answer from this node's roster; the adapter rebuilds the cluster share on reconnect.
       clusterFailed(ctx.logger, 'presence join')(error);
-      if (!data.open || !data.channels.has(channel)) return;
+      if (!data.open || !takeConfirmation(ctx, data, channel, ticket)) return;
       const roster = app.channels.get(channel)?.roster;
       send(ws, app, encodeSubscriptionSucceeded(channel, roster?.snapshot()));
       if (newLocally) announceMember(ctx, ws, app, channel, member);

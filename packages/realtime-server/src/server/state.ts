@@ -121,4 +121,10 @@ export interface ServerContext {
   draining: boolean;
   /** Logs a throwing application event listener. */
   readonly reportListenerError: (error: unknown) => void;
+  /**
+   * Subscriptions whose confirmation waits for the cluster (interest routing, a presence roster), by socket: a
+   * retried subscribe is not confirmed early, and a resubscribe while one is pending is confirmed once. Kept out of
+   * the per-socket state, which stays small for idle sockets.
+   */
+  readonly confirming: WeakMap<SocketData, Map<string, object>>;
 }

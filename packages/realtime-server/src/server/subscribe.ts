@@ -13,6 +13,7 @@ import {
   verifyChannelAuth,
 } from '@herald/protocol-core';
 import { replayCache } from './cache-channels.js';
+import { awaitConfirmation, isAwaitingConfirmation, takeConfirmation } from './confirmations.js';
 import { clusterFailed, guard } from './guard.js';
 import { joinPresence, type Member, presenceMember } from './presence-join.js';
 import { send, topicOf } from './send.js';
@@ -41,7 +42,9 @@ export function subscribe(
   const traits = describeChannel(channel);
   const existing = app.channels.get(channel);
   if (data.channels.has(channel)) {
-    // Already subscribed (a client retrying): confirm again without joining twice.
+    // Already subscribed (a client retrying): confirm again without joining twice, unless the confirmation is
+    // still on its way from the cluster (it answers this retry too).
+    if (isAwaitingConfirmation(ctx, data, channel)) return;
     send(ws, app, encodeSubscriptionSucceeded(channel, existing?.roster?.snapshot()));
     return;
   }
@@ -87,9 +90,10 @@ export function subscribe(
     // In a cluster the join is confirmed later, with the cache replayed then.
     if (!joinPresence(ctx, ws, app, channel, state.roster, member, routed)) return;
   } else if (routed) {
+    const ticket = awaitConfirmation(ctx, data, channel);
     routed.then(
       guard(ctx.logger, 'channel routing', () => {
-        if (!data.open || !data.channels.has(channel)) return;
+        if (!data.open || !takeConfirmation(ctx, data, channel, ticket)) return;
         send(ws, app, encodeSubscriptionSucceeded(channel));
         if (traits.cache) replayCache(ctx, ws, app, channel);
       }),

@@ -1,4 +1,5 @@
 import { describeChannel } from '@herald/protocol-core';
+import { takeConfirmation } from './confirmations.js';
 import { leavePresence } from './presence-leave.js';
 import { topicOf } from './send.js';
 import type { AppState, ServerContext, Socket } from './state.js';
@@ -20,6 +21,8 @@ export function leave(
 ): void {
   const data = ws.getUserData();
   if (!data.channels.delete(channel)) return;
+  // A confirmation still on its way is no longer wanted (a resubscribe waits for its own).
+  takeConfirmation(ctx, data, channel);
   if (reason !== 'close') ws.unsubscribe(topicOf(app, channel));
   app.metrics.subscriptions.dec();
   const state = app.channels.get(channel);

@@ -20,6 +20,8 @@ export interface Presence {
   /** The index entry of a channel: JSON `[appId, channel]`. */
   ref(appId: string, channel: string): string;
   join: ClusterAdapter['joinPresence'];
+  /** Takes in a socket the server holds and this adapter had not heard of (no Redis call: a resync writes it). */
+  adopt(appId: string, channel: string, socketId: string, member: PresenceMember): void;
   leave: ClusterAdapter['leavePresence'];
   /** Makes `owner`'s sockets in a channel exactly `sockets` (empty to remove a node's share). */
   sync(ref: string, sockets: ReadonlyMap<string, PresenceMember>, owner: string): Promise<PresenceSync>;
@@ -38,7 +40,14 @@ function parseInfo(json: string): unknown {
   }
 }
 
-export function createPresence(context: NodeContext): Presence {
+/**
+ * `present` is told of each socket that starts (+1) or stops (-1) being present as a user here; it may answer a
+ * promise that settles once the node receives that user's traffic (interest routing), which a join waits for.
+ */
+export function createPresence(
+  context: NodeContext,
+  present: (appId: string, userId: string, delta: 1 | -1) => Promise<void> | undefined,
+): Presence {
   const { nodeId, keys, link } = context;
   const sockets = new Map<string, Map<string, PresenceMember>>();
   const ref = (appId: string, channel: string) => JSON.stringify([appId, channel]);
@@ -57,11 +66,16 @@ export function createPresence(context: NodeContext): Presence {
         context.write('index', () => context.send(index, 'SADD', index, channelRef));
       }
       const here = held;
-      const isNew = !here.has(socketId);
+      const previous = here.get(socketId);
       here.set(socketId, member);
+      // The server joins a socket to a channel once; a repeated join counts the socket as present once, as whoever
+      // it is now.
+      if (previous !== undefined) void present(appId, previous.userId, -1);
+      const routed = present(appId, member.userId, 1);
       const forget = () => {
-        if (!isNew) return;
+        if (previous !== undefined || here.get(socketId) !== member) return;
         here.delete(socketId);
+        void present(appId, member.userId, -1);
         if (here.size === 0 && sockets.get(channelRef) === here) sockets.delete(channelRef);
       };
       let reply: unknown;
@@ -79,6 +93,8 @@ export function createPresence(context: NodeContext): Presence {
       }
       const [accepted, added, flat] = Array.isArray(reply) ? reply : [];
       if (accepted !== 1) forget();
+      // Confirmed only once a terminate for the user reaches this node (the promise never rejects).
+      else if (routed) await routed;
       const members = pairs(toStrings(flat));
       return {
         accepted: accepted === 1,
@@ -91,10 +107,23 @@ export function createPresence(context: NodeContext): Presence {
       };
     },
 
+    adopt(appId, channel, socketId, member) {
+      const channelRef = ref(appId, channel);
+      const held = sockets.get(channelRef) ?? new Map<string, PresenceMember>();
+      sockets.set(channelRef, held);
+      if (held.has(socketId)) return;
+      held.set(socketId, member);
+      void present(appId, member.userId, 1);
+    },
+
     async leave(appId, channel, socketId) {
       const channelRef = ref(appId, channel);
       const held = sockets.get(channelRef);
-      held?.delete(socketId);
+      const member = held?.get(socketId);
+      if (member !== undefined) {
+        held?.delete(socketId);
+        void present(appId, member.userId, -1);
+      }
       if (held?.size === 0) sockets.delete(channelRef);
       const reply = await context.read('leave', () =>
         runScript(link, lua.leavePresence, keys.presence(appId, channel), [socketField(nodeId, socketId)]),

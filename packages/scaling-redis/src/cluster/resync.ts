@@ -1,4 +1,4 @@
-import { encodeMemberAdded, type PresenceMember } from '@herald/protocol-core';
+import { encodeMemberAdded } from '@herald/protocol-core';
 import * as lua from '../internal/scripts.js';
 import { runScript } from '../internal/scripts.js';
 import type { Connections } from './connections.js';
@@ -42,10 +42,7 @@ export function createResync(context: NodeContext, rooms: ShareRooms): () => Pro
       if (!counts.has(channel) && count > 0) counts.set(channel, count);
     }
     for (const { appId, channel, socketId, member } of state.presence) {
-      const ref = presence.ref(appId, channel);
-      const sockets = presence.sockets.get(ref) ?? new Map<string, PresenceMember>();
-      presence.sockets.set(ref, sockets);
-      if (!sockets.has(socketId)) sockets.set(socketId, member);
+      presence.adopt(appId, channel, socketId, member);
     }
     return true;
   }

@@ -42,6 +42,12 @@ export interface Routing {
    * starts receiving the user's traffic.
    */
   user(appId: string, userId: string, holds: boolean): Promise<void> | undefined;
+  /**
+   * One more (+1) or one fewer (-1) socket of this node is present as the user in a presence channel: terminating
+   * a user closes those too, so the user's topic is needed while any is, signed in or not. A promise like
+   * {@link user}'s.
+   */
+  present(appId: string, userId: string, delta: 1 | -1): Promise<void> | undefined;
   /** Subscribes again every needed topic Redis has not acknowledged (after a failure or an outage). */
   restore(): void;
   /** Resolves when no subscription is in flight. */
@@ -126,7 +132,11 @@ export function createRouting(
           if (!wanted.has(topic)) scheduleDrop(topic);
         }
       },
-      (error: unknown) => context.fail('subscribe', error), // Retried by restore() once Redis is back.
+      (error: unknown) => {
+        context.fail('subscribe', error); // Retried by restore() once Redis is back.
+        // Nothing to drop for a topic that never got subscribed and is no longer needed.
+        for (const topic of topics) if (!wanted.has(topic) && !subscribed.has(topic)) dropping.delete(topic);
+      },
     );
     const settled = attempt.finally(() => {
       for (const topic of topics) if (pending.get(topic) === settled) pending.delete(topic);
@@ -179,8 +189,10 @@ export function createRouting(
     for (const [topic, at] of dropping) {
       if (wanted.has(topic)) {
         dropping.delete(topic);
-      } else if (at > now || pending.has(topic)) {
-        next = Math.min(next, Math.max(at, now + 10)); // A subscription in flight is dropped once it settles.
+      } else if (pending.has(topic)) {
+        // A subscription in flight lingers again once it settles (see subscribe): nothing to poll for.
+      } else if (at > now) {
+        next = Math.min(next, at);
       } else {
         dropping.delete(topic);
         if (subscribed.delete(topic)) due.push(topic);
@@ -203,7 +215,18 @@ export function createRouting(
         },
       );
     }
-    if (dropping.size && !dropTimer) armDropTimer(next - now);
+    if (next !== Number.POSITIVE_INFINITY && !dropTimer) armDropTimer(next - now);
+  }
+
+  // Why a user's topic is needed here: the user has signed-in sockets on this node (the server reports the first
+  // in and the last out), or sockets present as them in presence channels (counted one by one).
+  const signedIn = new Set<string>();
+  const present = new Map<string, number>();
+
+  function userTopic(topic: string): Promise<void> | undefined {
+    if (signedIn.has(topic) || present.has(topic)) return want(topic);
+    release(topic);
+    return undefined;
   }
 
   function restore(): void {
@@ -219,6 +242,7 @@ export function createRouting(
       listener,
       channel: () => undefined,
       user: () => undefined,
+      present: () => undefined,
       restore: () => {},
       settled: async () => {},
       stats: () => ({ routing, ...counters, topics: 0 }),
@@ -237,11 +261,16 @@ export function createRouting(
     },
     user(appId, userId, holds) {
       const topic = names.user(appId, userId);
-      if (!holds) {
-        release(topic);
-        return undefined;
-      }
-      return want(topic);
+      if (holds) signedIn.add(topic);
+      else signedIn.delete(topic);
+      return userTopic(topic);
+    },
+    present(appId, userId, delta) {
+      const topic = names.user(appId, userId);
+      const count = (present.get(topic) ?? 0) + delta;
+      if (count > 0) present.set(topic, count);
+      else present.delete(topic);
+      return userTopic(topic);
     },
     restore,
     async settled() {

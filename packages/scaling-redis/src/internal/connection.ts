@@ -1,6 +1,7 @@
 import { createClient, createCluster } from 'redis';
 import { ScalingRedisError } from '../errors.js';
 import type { RedisRootNode, RedisServerOptions } from '../redis-options.js';
+import { hashSlot } from './slot.js';
 
 /** The few things the adapter needs from Redis, the same over one server or a cluster. */
 export interface RedisLink {
@@ -9,6 +10,8 @@ export interface RedisLink {
   send(key: string | undefined, args: readonly string[]): Promise<unknown>;
   /** Publishes on the broadcast channel (SPUBLISH in a cluster). */
   publish(channel: string, message: string): Promise<unknown>;
+  /** In a cluster, the master that serves the channel's slot right now (publishes are bounded per master). */
+  shardOf?(channel: string): unknown;
   /** How many connections are subscribed to the channel (PUBSUB NUMSUB, or SHARDNUMSUB in a cluster). */
   subscribers(channel: string): Promise<number>;
   /**
@@ -100,9 +103,10 @@ export function createNodeRedis(options: RedisServerOptions) {
 }
 
 /**
- * Publishes waiting for Redis at most. Publishes carry no per-command timeout (see `PUBLISH_OPTIONS`), so this is
- * what bounds them when Redis stops answering without closing the connection: past it a publish fails at once,
- * as a publish to an unreachable Redis does, instead of queueing without end.
+ * Publishes waiting for one Redis (in a cluster: for one master) at most. Publishes carry no per-command timeout
+ * (see `PUBLISH_OPTIONS`), so this is what bounds them when Redis stops answering without closing the connection:
+ * past it a publish fails at once, as a publish to an unreachable Redis does, instead of queueing without end. Per
+ * master, so one stalled master does not stop the publishes that go to the others.
  */
 export const MAX_PUBLISHES_IN_FLIGHT = 10_000;
 
@@ -127,19 +131,24 @@ export function createRedisLink(
       ? clusterLink(made.cluster, events)
       : clientLink(made.client, events, withSubscriber);
   const giveUpMs = Math.round((options.timeout ?? 5) * 1000);
-  let inFlight = 0;
-  const settled = () => {
-    inFlight -= 1;
-  };
+  // Publishes waiting, by master (one entry, under `undefined`, for a single Redis).
+  const inFlight = new Map<unknown, number>();
   return {
     ...link,
     publish(channel, message) {
-      if (inFlight >= maxPublishesInFlight) {
+      const shard = link.shardOf?.(channel);
+      const waiting = inFlight.get(shard) ?? 0;
+      if (waiting >= maxPublishesInFlight) {
         return Promise.reject(
           new Error(`${maxPublishesInFlight} publishes are waiting for Redis: it is not answering`),
         );
       }
-      inFlight += 1;
+      inFlight.set(shard, waiting + 1);
+      const settled = () => {
+        const left = (inFlight.get(shard) ?? 1) - 1;
+        if (left > 0) inFlight.set(shard, left);
+        else inFlight.delete(shard);
+      };
       const sent = link.publish(channel, message);
       sent.then(settled, settled);
       return sent;
@@ -200,6 +209,7 @@ function clusterLink(
     // `withCommandOptions` copy; `sendCommand` merges the options it is given.
     publish: (channel, message) =>
       cluster.sendCommand(channel, false, ['SPUBLISH', channel, message], PUBLISH_OPTIONS),
+    shardOf: (channel) => cluster.slots[hashSlot(channel)]?.master,
     subscribers: (channel) =>
       cluster.sendCommand(channel, false, ['PUBSUB', 'SHARDNUMSUB', channel]).then(countOf),
     subscribe: (channels, listener) => cluster.sSubscribe(listOf(channels), listener),
