@@ -143,7 +143,11 @@ export function createMessaging(context: NodeContext, route: Route): Messaging {
     await Promise.all(
       [...announcements].map(async ([key, delivery]) => {
         const message = { type: 'deliver', delivery } as const;
-        await link.publish(route(message), encodeWireMessage(nodeId, message));
+        // On the control channel, which every node listens on and `awaitSubscribers` counts: a channel's topic may
+        // sit on a Redis Cluster master whose subscriptions come back later than the control channel's after an
+        // outage, and an announcement published there meanwhile would be lost. Nodes without the channel's
+        // subscribers drop it; on one Redis it keeps its order with this node's other messages (one connection).
+        await link.publish(context.channelName, encodeWireMessage(nodeId, message));
         metrics.messageSent?.('deliver');
         if (announcements.get(key) === delivery) announcements.delete(key);
       }),
