@@ -106,7 +106,15 @@ async function server(argv: string[]): Promise<void> {
   let unregister = () => {};
   let stopping = false;
   let restarting = false;
+  // A worker whose parent asked it to stop: Ctrl-C signals the whole process group, so the terminal's own SIGINT
+  // may reach the worker after the parent's request, and that one is the same request, not a second one.
+  let parentAsked = false;
   const stop = (signal: string) => {
+    if (stopping && parentAsked && (signal === 'SIGINT' || signal === 'SIGTERM')) {
+      parentAsked = false;
+      logger.debug('signal after the parent already asked to stop: draining on', { signal });
+      return;
+    }
     if (stopping) {
       // A second Ctrl-C (or SIGTERM) during the drain: stop waiting.
       logger.warn('stopping now', { signal });
@@ -151,7 +159,9 @@ async function server(argv: string[]): Promise<void> {
   if (role)
     onParentStop(
       (reason) => {
-        if (!stopping) stop(reason);
+        if (stopping) return;
+        parentAsked = true;
+        stop(reason);
       },
       () => {
         flush();

@@ -214,6 +214,66 @@ describe('realtime server --workers 2 in a terminal', () => {
   }, 180_000);
 });
 
+describe('realtime server --workers 2, stopped by its parent', () => {
+  it('takes a Ctrl-C that reaches a worker after the parent’s stop request as that same request', async () => {
+    const redis = await startRedis();
+    let child: ReturnType<typeof spawn> | undefined;
+    let pids: number[] = [];
+    const sockets: PusherClient[] = [];
+    try {
+      const cwd = configDir({
+        applications: [APP],
+        // Long enough that the workers are still draining their sockets when the late Ctrl-C comes.
+        servers: { herald: { shutdown_grace_period: 3 } },
+        scaling: {
+          enabled: true,
+          prefix: `w${randomBytes(4).toString('hex')}:`,
+          server: { url: `redis://127.0.0.1:${redis.port}` },
+        },
+      });
+      const started = spawn(
+        process.execPath,
+        [BIN, 'server', '--workers', '2', '--port', '0', '--host', '127.0.0.1'],
+        {
+          cwd,
+          env: { PATH: process.env.PATH, REALTIME_TRANSPORT: process.env.REALTIME_TRANSPORT ?? 'auto' },
+        },
+      );
+      child = started;
+      let stdout = '';
+      started.stdout?.on('data', (chunk) => (stdout += chunk));
+      let code: number | null | undefined;
+      started.on('exit', (exitCode) => (code = exitCode));
+      await until(() => stdout.includes('REST API'), 'the banner', 120_000);
+      pids = workerPids(stdout);
+      const port = Number(/on port (\d+)/.exec(stdout)?.[1]);
+      // Sockets on both workers (the kernel spreads them), so each has something to drain.
+      for (let i = 0; i < 8; i++) sockets.push(pusherJsClient(port, APP.key));
+      await until(() => sockets.every((socket) => socket.connection.state === 'connected'), 'the sockets');
+      // The parent alone is stopped; it asks each worker to stop over IPC.
+      started.kill('SIGTERM');
+      await until(() => (stdout.match(/"signal":"parent"/g) ?? []).length === 2, 'both workers to stop');
+      // Then the terminal's Ctrl-C reaches the workers, late: it must not count as a second signal.
+      let signalled = 0;
+      for (const pid of pids) {
+        if (!isAlive(pid)) continue;
+        process.kill(pid, 'SIGINT');
+        signalled += 1;
+      }
+      expect(signalled).toBeGreaterThan(0);
+      await until(() => code !== undefined, 'the parent to exit');
+      expect(code).toBe(0);
+      expect(stdout).not.toContain('stopping now');
+    } finally {
+      for (const socket of sockets) socket.disconnect();
+      // Nothing outlives a failed run.
+      for (const pid of [child?.pid, ...pids])
+        if (pid !== undefined && isAlive(pid)) process.kill(pid, 'SIGKILL');
+      await redis.stop();
+    }
+  }, 180_000);
+});
+
 describe('realtime server --workers without scaling', () => {
   it('refuses to start, naming the key and why', async () => {
     const cwd = configDir({ applications: [APP] });
