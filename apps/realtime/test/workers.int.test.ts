@@ -173,41 +173,52 @@ describe('realtime server --workers 2', () => {
   });
 });
 
+/**
+ * Spawns `realtime server --workers 2` on a free port with scaling on `redis`, and records its stdout.
+ * `detached` gives it its own process group, as a shell gives a foreground command.
+ */
+function spawnWorkers(redis: RedisProcess, gracePeriod: number, detached: boolean) {
+  const cwd = configDir({
+    applications: [APP],
+    servers: { herald: { shutdown_grace_period: gracePeriod } },
+    scaling: {
+      enabled: true,
+      prefix: `w${randomBytes(4).toString('hex')}:`,
+      server: { url: `redis://127.0.0.1:${redis.port}` },
+    },
+  });
+  const child = spawn(
+    process.execPath,
+    [BIN, 'server', '--workers', '2', '--port', '0', '--host', '127.0.0.1'],
+    {
+      cwd,
+      detached,
+      env: { PATH: process.env.PATH, REALTIME_TRANSPORT: process.env.REALTIME_TRANSPORT ?? 'auto' },
+    },
+  );
+  const run = { child, stdout: '', code: undefined as number | null | undefined };
+  child.stdout?.on('data', (chunk) => (run.stdout += chunk));
+  child.on('exit', (code) => (run.code = code));
+  return run;
+}
+
 describe('realtime server --workers 2 in a terminal', () => {
   it('stops every process on Ctrl-C (SIGINT to the whole process group), each worker draining once', async () => {
     const redis = await startRedis();
     try {
-      const cwd = configDir({
-        applications: [APP],
-        servers: { herald: { shutdown_grace_period: 0 } },
-        scaling: {
-          enabled: true,
-          prefix: `w${randomBytes(4).toString('hex')}:`,
-          server: { url: `redis://127.0.0.1:${redis.port}` },
-        },
-      });
-      // Its own process group, as a shell gives a foreground command: Ctrl-C signals the parent and every worker.
-      const child = spawn(
-        process.execPath,
-        [BIN, 'server', '--workers', '2', '--port', '0', '--host', '127.0.0.1'],
-        {
-          cwd,
-          detached: true,
-          env: { PATH: process.env.PATH, REALTIME_TRANSPORT: process.env.REALTIME_TRANSPORT ?? 'auto' },
-        },
-      );
-      let stdout = '';
-      child.stdout?.on('data', (chunk) => (stdout += chunk));
+      // Ctrl-C signals the parent and every worker of its process group.
+      const run = spawnWorkers(redis, 0, true);
+      const { child } = run;
       const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-      await until(() => stdout.includes('REST API'), 'the banner', 120_000);
-      const pids = workerPids(stdout);
+      await until(() => run.stdout.includes('REST API'), 'the banner', 120_000);
+      const pids = workerPids(run.stdout);
       expect(pids).toHaveLength(2);
       process.kill(-(child.pid as number), 'SIGINT');
       expect(await exited).toBe(0);
       await until(() => !pids.some(isAlive), 'every worker to exit', 15_000);
-      // Each worker drained once: the parent's request came after the terminal's signal and changed nothing.
-      expect(stdout.match(/"msg":"draining"/g)).toHaveLength(2);
-      expect(stdout).not.toContain('stopping now');
+      // Each worker drained once, whichever came first: the terminal's signal or the parent's request.
+      expect(run.stdout.match(/"msg":"draining"/g)).toHaveLength(2);
+      expect(run.stdout).not.toContain('stopping now');
     } finally {
       await redis.stop();
     }
@@ -217,42 +228,25 @@ describe('realtime server --workers 2 in a terminal', () => {
 describe('realtime server --workers 2, stopped by its parent', () => {
   it('takes a Ctrl-C that reaches a worker after the parent’s stop request as that same request', async () => {
     const redis = await startRedis();
-    let child: ReturnType<typeof spawn> | undefined;
+    let run: ReturnType<typeof spawnWorkers> | undefined;
     let pids: number[] = [];
     const sockets: PusherClient[] = [];
     try {
-      const cwd = configDir({
-        applications: [APP],
-        // Long enough that the workers are still draining their sockets when the late Ctrl-C comes.
-        servers: { herald: { shutdown_grace_period: 3 } },
-        scaling: {
-          enabled: true,
-          prefix: `w${randomBytes(4).toString('hex')}:`,
-          server: { url: `redis://127.0.0.1:${redis.port}` },
-        },
-      });
-      const started = spawn(
-        process.execPath,
-        [BIN, 'server', '--workers', '2', '--port', '0', '--host', '127.0.0.1'],
-        {
-          cwd,
-          env: { PATH: process.env.PATH, REALTIME_TRANSPORT: process.env.REALTIME_TRANSPORT ?? 'auto' },
-        },
-      );
-      child = started;
-      let stdout = '';
-      started.stdout?.on('data', (chunk) => (stdout += chunk));
-      let code: number | null | undefined;
-      started.on('exit', (exitCode) => (code = exitCode));
-      await until(() => stdout.includes('REST API'), 'the banner', 120_000);
-      pids = workerPids(stdout);
-      const port = Number(/on port (\d+)/.exec(stdout)?.[1]);
+      // Long enough that the workers are still draining their sockets when the late Ctrl-C comes.
+      run = spawnWorkers(redis, 3, false);
+      const started = run;
+      await until(() => started.stdout.includes('REST API'), 'the banner', 120_000);
+      pids = workerPids(started.stdout);
+      const port = Number(/on port (\d+)/.exec(started.stdout)?.[1]);
       // Sockets on both workers (the kernel spreads them), so each has something to drain.
       for (let i = 0; i < 8; i++) sockets.push(pusherJsClient(port, APP.key));
       await until(() => sockets.every((socket) => socket.connection.state === 'connected'), 'the sockets');
       // The parent alone is stopped; it asks each worker to stop over IPC.
-      started.kill('SIGTERM');
-      await until(() => (stdout.match(/"signal":"parent"/g) ?? []).length === 2, 'both workers to stop');
+      started.child.kill('SIGTERM');
+      await until(
+        () => (started.stdout.match(/"signal":"parent"/g) ?? []).length === 2,
+        'both workers to stop',
+      );
       // Then the terminal's Ctrl-C reaches the workers, late: it must not count as a second signal.
       let signalled = 0;
       for (const pid of pids) {
@@ -261,14 +255,15 @@ describe('realtime server --workers 2, stopped by its parent', () => {
         signalled += 1;
       }
       expect(signalled).toBeGreaterThan(0);
-      await until(() => code !== undefined, 'the parent to exit');
-      expect(code).toBe(0);
-      expect(stdout).not.toContain('stopping now');
+      await until(() => started.code !== undefined, 'the parent to exit');
+      expect(started.code).toBe(0);
+      expect(started.stdout).not.toContain('stopping now');
     } finally {
       for (const socket of sockets) socket.disconnect();
       // Nothing outlives a failed run.
-      for (const pid of [child?.pid, ...pids])
+      for (const pid of [run?.child.pid, ...pids]) {
         if (pid !== undefined && isAlive(pid)) process.kill(pid, 'SIGKILL');
+      }
       await redis.stop();
     }
   }, 180_000);

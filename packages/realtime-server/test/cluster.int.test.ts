@@ -6,6 +6,18 @@ import { APP, errorCode, RawClient, sleep, startServer } from './support.js';
 
 type Started = Awaited<ReturnType<typeof startServer>>;
 
+/**
+ * The promise an interest-routing adapter answers while its node subscribes a topic, held until the test calls
+ * `route` (as when Redis acknowledges the subscription).
+ */
+function heldRouting(): { routing: Promise<void>; route: () => void } {
+  let route: () => void = () => {};
+  const routing = new Promise<void>((resolve) => {
+    route = resolve;
+  });
+  return { routing, route };
+}
+
 // Three servers joined by the in-memory double of the cluster port: the same rules the Redis adapter follows,
 // without Redis, so the server's side of clustering is tested on its own.
 describe('three nodes joined by a cluster adapter', () => {
@@ -110,10 +122,7 @@ describe('three nodes joined by a cluster adapter', () => {
     hub = createMemoryCluster();
     // Interest routing as the Redis adapter answers it: the first socket's sign-in gets a promise that settles
     // once the node receives the user's traffic (held here until the test lets it go).
-    let route: () => void = () => {};
-    const routing = new Promise<void>((resolve) => {
-      route = resolve;
-    });
+    const { routing, route } = heldRouting();
     const adapter = hub.node('a');
     const setLocalUser = adapter.setLocalUser?.bind(adapter);
     adapter.setLocalUser = (appId, userId, signedIn) => {
@@ -141,10 +150,7 @@ describe('three nodes joined by a cluster adapter', () => {
 
   it('confirms a subscription once however the client retries or resubscribes while its routing is pending', async () => {
     hub = createMemoryCluster();
-    let route: () => void = () => {};
-    const routing = new Promise<void>((resolve) => {
-      route = resolve;
-    });
+    const { routing, route } = heldRouting();
     const adapter = hub.node('a');
     const setLocalSubscriptions = adapter.setLocalSubscriptions.bind(adapter);
     adapter.setLocalSubscriptions = (appId, channel, count) => {
@@ -170,10 +176,7 @@ describe('three nodes joined by a cluster adapter', () => {
 
   it('survives a presence join the cluster refuses before the channel is routed, answering from local state', async () => {
     hub = createMemoryCluster();
-    let route: () => void = () => {};
-    const routing = new Promise<void>((resolve) => {
-      route = resolve;
-    });
+    const { routing, route } = heldRouting();
     const adapter = hub.node('a');
     adapter.setLocalSubscriptions = (_appId, _channel, count) => (count > 0 ? routing : undefined);
     // Redis unreachable for the roster (its shard is down) while the channel's topic is still being subscribed.
