@@ -5,17 +5,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PusherClient } from './pusher-client.js';
 import { clusterNodeDir, type RedisProcess, startRedis } from './redis-process.js';
 import { type RunningBin, startBin } from './run-bin.js';
+import { until } from './wait.js';
 
 const APP = { id: 'shop', key: 'shop-key', secret: 'shop-secret' };
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-async function until(check: () => boolean | Promise<boolean>, what: string, ms = 30_000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await sleep(25);
-  }
-}
 
 async function statusOf(port: number, path: string): Promise<number> {
   try {

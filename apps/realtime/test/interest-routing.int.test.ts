@@ -9,6 +9,7 @@ import { pusherSdk } from './pusher-sdk.js';
 import { socket } from './raw-socket.js';
 import { startRedis, startRedisCluster } from './redis-process.js';
 import { type RunningBin, startBin } from './run-bin.js';
+import { eventually } from './wait.js';
 
 // Three `realtime server` processes with interest routing (the default) on a redis-server and on a three-master
 // Redis Cluster started here: what each node receives from Redis is read from its /metrics.
@@ -52,20 +53,6 @@ async function metric(port: number, series: string): Promise<number> {
 
 const received = (port: number) => metric(port, 'herald_cluster_messages_received_total');
 const topics = (port: number) => metric(port, 'herald_cluster_topics');
-
-/** Polls until `check` passes, with a generous outer limit for a busy machine. */
-async function eventually(check: () => Promise<void> | void, timeoutMs = 30_000): Promise<void> {
-  const until = Date.now() + timeoutMs;
-  for (;;) {
-    try {
-      await check();
-      return;
-    } catch (error) {
-      if (Date.now() > until) throw error;
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
-  }
-}
 
 describe.each(layouts)('interest routing between three nodes on $name', ({ start }) => {
   let stopRedis: () => Promise<void>;

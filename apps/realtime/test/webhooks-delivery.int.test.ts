@@ -6,6 +6,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { type PusherClient, pusherJsClient } from './pusher-client.js';
 import { pusherSdk } from './pusher-sdk.js';
 import { type RunningBin, startBin } from './run-bin.js';
+import { until } from './wait.js';
 
 // Delivery through the running app: pusher-js clients make the events, `realtime` sends them, and a loopback
 // receiver checks every request with the official `pusher` SDK's webhook helper.
@@ -74,14 +75,6 @@ async function sample(bin: RunningBin, series: string): Promise<number> {
   return line ? Number(line.slice(series.length + 1)) : 0;
 }
 const requests = (outcome: string) => `herald_webhook_requests_total{app_id="shop",outcome="${outcome}"}`;
-
-async function until(check: () => boolean | Promise<boolean>, timeoutMs = 60_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
 
 const occupied = (channel: string) => ({ name: 'channel_occupied', channel });
 const vacated = (channel: string) => ({ name: 'channel_vacated', channel });

@@ -6,6 +6,7 @@ import { pusherSdk } from './pusher-sdk.js';
 import { socket } from './raw-socket.js';
 import { clusterNodeDir, type RedisProcess, startRedis } from './redis-process.js';
 import { type RunningBin, startBin } from './run-bin.js';
+import { until } from './wait.js';
 
 // Two nodes on one Redis, node A gathering its webhook events for a long batching window and node B sending at
 // once. A change decided on A and the opposite change decided on B moments later reach the shared queue in the
@@ -17,14 +18,6 @@ const SLOW_WINDOW_MS = 5000;
 type Event = { name: string; channel: string; user_id?: string };
 
 const sdkFor = (port: number) => pusherSdk(APP, port);
-
-async function until(check: () => Promise<boolean>, timeoutMs = 30_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
 
 describe('webhook order for one channel across two nodes', () => {
   let redis: RedisProcess;

@@ -9,18 +9,9 @@ import { isAlive } from '../src/control.js';
 import { type PusherClient, pusherJsClient } from './pusher-client.js';
 import { type RedisProcess, startRedis } from './redis-process.js';
 import { BIN, type RunningBin, runBin, startBin } from './run-bin.js';
+import { sleep, until } from './wait.js';
 
 const APP = { id: 'shop', key: 'shop-key', secret: 'shop-secret' };
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-async function until(check: () => boolean, what: string, ms = 60_000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await sleep(25);
-  }
-}
-
 function configDir(config: object): string {
   const cwd = mkdtempSync(join(tmpdir(), 'herald-workers-'));
   writeFileSync(join(cwd, 'realtime.config.json'), JSON.stringify(config));

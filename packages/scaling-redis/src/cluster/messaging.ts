@@ -45,6 +45,16 @@ export function createMessaging(context: NodeContext, route: Route): Messaging {
     });
   }
 
+  /** Hands something to the server's listener; a listener that throws is counted and logged, never rethrown. */
+  function toListener(what: string, fields: Record<string, unknown>, hand: () => void): void {
+    try {
+      hand();
+    } catch (error) {
+      metrics.error?.('listener');
+      logger.error(`listener failed on ${what}`, { nodeId, ...fields, error: messageOf(error) });
+    }
+  }
+
   function receive(raw: string): void {
     const decoded = decodeWireMessage(raw);
     if (!decoded) {
@@ -56,42 +66,21 @@ export function createMessaging(context: NodeContext, route: Route): Messaging {
     if (decoded.nodeId === nodeId || !listener) return;
     const { message } = decoded;
     metrics.messageReceived?.(message.type);
-    try {
+    toListener('a cluster message', { type: message.type }, () => {
       if (message.type === 'deliver') listener.deliver(message.delivery);
       else if (message.type === 'terminate') listener.terminate(message.appId, message.userId);
       else if (message.type === 'count') listener.countChanged?.(message.appId, message.channel);
       else if (message.type === 'user') listener.userChanged?.(message.appId, message.userId, message.online);
       else listener.restart();
-    } catch (error) {
-      metrics.error?.('listener');
-      logger.error('listener failed on a cluster message', {
-        nodeId,
-        type: message.type,
-        error: messageOf(error),
-      });
-    }
+    });
   }
 
   function tell(change: ClusterChannelChange): void {
-    try {
-      context.listener?.channelChanged?.(change);
-    } catch (error) {
-      metrics.error?.('listener');
-      logger.error('listener failed on a channel change', {
-        nodeId,
-        type: change.type,
-        error: messageOf(error),
-      });
-    }
+    toListener('a channel change', { type: change.type }, () => context.listener?.channelChanged?.(change));
   }
 
   function announceUser(appId: string, userId: string, online: boolean): void {
-    try {
-      context.listener?.userChanged?.(appId, userId, online);
-    } catch (error) {
-      metrics.error?.('listener');
-      logger.error('listener failed on a user change', { nodeId, error: messageOf(error) });
-    }
+    toListener('a user change', {}, () => context.listener?.userChanged?.(appId, userId, online));
     publish({ type: 'user', appId, userId, online });
   }
 
@@ -104,18 +93,7 @@ export function createMessaging(context: NodeContext, route: Route): Messaging {
   function announceRemoved(appId: string, channel: string, userId: string, local: boolean): void {
     const delivery = { appId, channel, frame: encodeMemberRemoved(channel, userId) };
     tell({ type: 'member_removed', appId, channel, userId });
-    if (local) {
-      try {
-        context.listener?.deliver(delivery);
-      } catch (error) {
-        logger.error('listener failed on member_removed', {
-          nodeId,
-          appId,
-          channel,
-          error: messageOf(error),
-        });
-      }
-    }
+    if (local) toListener('member_removed', { appId, channel }, () => context.listener?.deliver(delivery));
     announce(appId, channel, userId, delivery.frame);
   }
 
