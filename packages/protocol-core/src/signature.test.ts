@@ -1,8 +1,8 @@
 import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import Pusher from 'pusher';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { hmacSha256Into } from './hmac-sha256.js';
-import { md5Into } from './md5.js';
+import { equalDigests } from './constant-time.js';
+import { hmacSha256Hex } from './hmac-sha256.js';
 import {
   type AppCredentials,
   acceptedSecrets,
@@ -24,10 +24,15 @@ import {
   verifyWebhook,
 } from './signature.js';
 
-// Pass node:crypto through, but watch timingSafeEqual so the tests can see the constant-time compare is used.
+// Pass node:crypto and the digest compare through, but watch timingSafeEqual and equalDigests so the tests can see
+// a constant-time compare is used.
 vi.mock('node:crypto', async (importOriginal) => {
   const actual = await importOriginal<typeof import('node:crypto')>();
   return { ...actual, timingSafeEqual: vi.fn(actual.timingSafeEqual) };
+});
+vi.mock('./constant-time.js', async (importOriginal) => {
+  const actual = await importOriginal<typeof import('./constant-time.js')>();
+  return { equalDigests: vi.fn(actual.equalDigests) };
 });
 
 // The credentials of the worked examples on Pusher's auth-signatures and HTTP API pages.
@@ -188,9 +193,9 @@ describe('verifyChannelAuth', () => {
   });
 
   it('compares the signature in constant time', () => {
-    vi.mocked(timingSafeEqual).mockClear();
+    vi.mocked(equalDigests).mockClear();
     verifyChannelAuth(APP, `app-key:${'0'.repeat(64)}`, input);
-    expect(timingSafeEqual).toHaveBeenCalled();
+    expect(equalDigests).toHaveBeenCalled();
   });
 
   describe('on presence channels', () => {
@@ -671,9 +676,9 @@ describe.each([
   });
 
   it('compares the signature in constant time', () => {
-    vi.mocked(timingSafeEqual).mockClear();
+    vi.mocked(equalDigests).mockClear();
     verify({ ...signedByHand(), auth_signature: '0'.repeat(64) });
-    expect(timingSafeEqual).toHaveBeenCalled();
+    expect(equalDigests).toHaveBeenCalled();
   });
 });
 
@@ -792,23 +797,64 @@ describe('the HMAC-SHA256 and MD5 of the hot paths', () => {
     ).join('');
 
   it('gives node:crypto’s HMAC for keys and messages of every length, ASCII or not', () => {
-    const out = new Uint8Array(32);
     for (const keyLength of [0, 1, 20, 63, 64, 65, 100, 200]) {
       for (const length of lengths) {
         const secret = text(keyLength);
         const message = text(length);
-        const expected = createHmac('sha256', secret).update(message).digest();
-        expect(Buffer.from(hmacSha256Into(secret, message, out)), `${keyLength}/${length}`).toEqual(expected);
+        const expected = createHmac('sha256', secret).update(message).digest('hex');
+        expect(hmacSha256Hex(secret, message), `${keyLength}/${length}`).toBe(expected);
       }
     }
   });
 
-  it('gives node:crypto’s MD5 for bodies of every length', () => {
-    const out = new Uint8Array(16);
+  it('gives node:crypto’s HMAC for ASCII secrets, whose inner pad is hashed as text', () => {
+    const ascii = (length: number) =>
+      Array.from({ length }, () => String.fromCharCode(32 + Math.floor(Math.random() * 95))).join('');
+    for (const keyLength of [1, 20, 32, 63, 64]) {
+      for (const length of lengths) {
+        const secret = ascii(keyLength);
+        const message = text(length);
+        expect(hmacSha256Hex(secret, message), `${keyLength}/${length}`).toBe(
+          createHmac('sha256', secret).update(message).digest('hex'),
+        );
+      }
+    }
+  });
+
+  it('gives each secret and head its own HMAC when checks under several of them interleave', () => {
+    // The last secret's pads and the last head are kept between calls: a switch of secret or head, or a message that
+    // outgrows the work space, must not leave the previous ones in place.
+    const secrets = ['app-secret', text(20), text(90), 'another-secret'];
+    const heads = ['', 'POST\n/apps/1/events\n', 'GET\n/apps/1/channels\n', text(30)];
+    for (let round = 0; round < 80; round++) {
+      const secret = secrets[round % secrets.length] as string;
+      const head = heads[Math.floor(round / 3) % heads.length] as string;
+      const message = text(round === 30 ? 5000 : 40 + round);
+      expect(hmacSha256Hex(secret, message, head), String(round)).toBe(
+        createHmac('sha256', secret)
+          .update(head + message)
+          .digest('hex'),
+      );
+    }
+  });
+
+  it('checks body_md5 against bodies of every length, as bytes and as text', () => {
     for (const length of lengths) {
-      const body = randomBytes(length);
-      const expected = createHash('md5').update(body).digest();
-      expect(Buffer.from(md5Into(body, out)), String(length)).toEqual(expected);
+      const bytes = randomBytes(length);
+      const body = text(length);
+      for (const sent of [bytes, body]) {
+        const query = signRequest(APP, { method: 'POST', path: '/apps/1/events', body: sent });
+        expect(verifyRequest(APP, { method: 'POST', path: '/apps/1/events', query, body: sent }).ok).toBe(
+          true,
+        );
+        const other = { ...query, body_md5: createHash('md5').update('other').digest('hex') };
+        expect(
+          verifyRequest(APP, { method: 'POST', path: '/apps/1/events', query: other, body: sent }),
+        ).toMatchObject({
+          ok: false,
+          error: { reason: 'body_md5_mismatch' },
+        });
+      }
     }
   });
 });

@@ -1,7 +1,7 @@
 import { createHash, createHmac, hash, timingSafeEqual } from 'node:crypto';
-import { hmacSha256Into } from './hmac-sha256.js';
+import { equalDigests } from './constant-time.js';
+import { hmacSha256Hex } from './hmac-sha256.js';
 import { DefaultLimits } from './limits.js';
-import { md5Into } from './md5.js';
 import { fail, ok, type Result } from './result.js';
 
 // All signatures are HMAC-SHA256 in lowercase hex, keyed with the app secret
@@ -56,55 +56,30 @@ export function acceptedSecrets(app: AppCredentials, now: number = Date.now()): 
   return secrets;
 }
 
-// The digests a request brings and the ones computed to compare, in fixed buffers: verification is synchronous, so
-// one of each serves every call without allocating.
-const givenSha256 = Buffer.alloc(32);
-const computedSha256 = new Uint8Array(32);
-const givenMd5 = Buffer.alloc(16);
-const computedMd5 = new Uint8Array(16);
-
-/** The value of each lowercase hex digit by character code, -1 for every other character below 128. */
-const HEX_VALUE = new Int8Array(128).fill(-1);
-for (let i = 0; i < 16; i++) HEX_VALUE['0123456789abcdef'.charCodeAt(i)] = i;
-
-function hexDigit(code: number): number {
-  return code < 128 ? (HEX_VALUE[code] as number) : -1;
-}
-
-/**
- * Decodes `text` into `out` when it is exactly `out.length * 2` lowercase hex digits. Anything else can never equal
- * a digest's lowercase hex, so it is refused before any hashing (its shape is the sender's to know, and says
- * nothing about the secret).
- */
-function decodeLowerHex(text: string, out: Uint8Array): boolean {
-  if (text.length !== out.length * 2) return false;
-  for (let i = 0; i < out.length; i++) {
-    const high = hexDigit(text.charCodeAt(i * 2));
-    const low = hexDigit(text.charCodeAt(i * 2 + 1));
-    if (high < 0 || low < 0) return false;
-    out[i] = (high << 4) | low;
-  }
-  return true;
-}
+/** The length of an HMAC-SHA256 in hex. */
+const SIGNATURE_LENGTH = 64;
 
 /**
  * Whether a signature matches an HMAC of `signed` under any accepted secret; every candidate is compared, in
- * constant time, as bytes.
+ * constant time. A signature that is not 64 characters can never match, so it is refused before any hashing (its
+ * shape is the sender's to know, and says nothing about the secret).
  */
-function matchesAnySecret(app: AppCredentials, signature: string, signed: string): boolean {
-  if (!decodeLowerHex(signature, givenSha256)) return false;
+function matchesAnySecret(app: AppCredentials, signature: string, signed: string, head = ''): boolean {
+  if (signature.length !== SIGNATURE_LENGTH) return false;
+  const previous = app.previousSecrets;
+  if (previous === undefined || previous.length === 0)
+    return equalDigests(signature, hmacSha256Hex(app.secret, signed, head));
   let matched = false;
   for (const secret of acceptedSecrets(app)) {
-    if (timingSafeEqual(givenSha256, hmacSha256Into(secret, signed, computedSha256))) matched = true;
+    if (equalDigests(signature, hmacSha256Hex(secret, signed, head))) matched = true;
   }
   return matched;
 }
 
-/** Whether `body_md5` is the MD5 of the body: the same answer as comparing it to {@link md5Hex}, without the hex. */
+/** Whether `body_md5` is the MD5 of the body (lowercase hex, as {@link md5Hex} gives it). */
 function matchesBodyMd5(bodyMd5: string, body: string | Uint8Array): boolean {
-  if (!decodeLowerHex(bodyMd5, givenMd5)) return false;
-  const computed = typeof body === 'string' ? hash('md5', body, 'buffer') : md5Into(body, computedMd5);
-  return timingSafeEqual(givenMd5, computed);
+  // Nothing secret goes into an MD5 of the body: a plain comparison is enough.
+  return bodyMd5.length === 32 && md5Hex(body) === bodyMd5;
 }
 
 /** What a channel subscription signs: private and encrypted channels, and presence with its `channel_data`. */
@@ -280,15 +255,43 @@ interface SignedParams {
   readonly bodyMd5: string | undefined;
 }
 
+/** Whether `text` is one or more ASCII digits (`auth_timestamp`'s shape). */
+function isDigits(text: string): boolean {
+  if (text.length === 0) return false;
+  for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i);
+    if (code < 48 || code > 57) return false;
+  }
+  return true;
+}
+
+// The last `METHOD\nPATH\n` a signature covered: calls to one route share it, so it is joined once.
+let headMethod = '';
+let headPath = '';
+let head = '';
+
+function signedHead(method: string, path: string): string {
+  if (method !== headMethod || path !== headPath) {
+    headMethod = method;
+    headPath = path;
+    head = `${method}\n${path}\n`;
+  }
+  return head;
+}
+
+// Results hold no per-request state: one success serves every check.
+const VERIFIED: Result<true, RequestAuthError> = ok(true);
+
 /**
- * The checks every signed REST request passes, in order; `stringToSign` gives what the signature covers for one
- * accepted form of the path.
+ * The checks every signed REST request passes, in order. The signature covers `METHOD\nPATH\nCANONICAL_QUERY` for
+ * one of the accepted forms of the path.
  */
 function verifySigned(
   app: AppCredentials,
   params: SignedParams,
   request: Pick<RequestToVerify, 'path' | 'body' | 'now' | 'graceSeconds'>,
-  stringToSign: (path: string) => string,
+  method: string,
+  canonical: string,
 ): Result<true, RequestAuthError> {
   const { key, timestamp, version, signature } = params;
   if (!key || !timestamp || !version || !signature) {
@@ -300,10 +303,9 @@ function verifySigned(
   // The key is public (every browser client holds it): a plain comparison says nothing about the secret.
   if (key !== app.key) return fail({ reason: 'key_mismatch', message: 'auth_key does not match the app' });
   if (version !== '1.0') return fail({ reason: 'unsupported_version', message: 'auth_version must be 1.0' });
-  const seconds = Number(timestamp);
   const now = request.now ?? Math.floor(Date.now() / 1000);
   const grace = request.graceSeconds ?? DefaultLimits.requestTimestampGraceSeconds;
-  if (!/^\d+$/.test(timestamp) || Math.abs(now - seconds) > grace) {
+  if (!isDigits(timestamp) || Math.abs(now - Number(timestamp)) > grace) {
     return fail({
       reason: 'stale_timestamp',
       message: `auth_timestamp must be within ${grace} seconds of the server time (${now})`,
@@ -317,17 +319,18 @@ function verifySigned(
     }
   }
   let matched = false;
-  if (typeof request.path === 'string')
-    matched = matchesAnySecret(app, signature, stringToSign(request.path));
+  const { path } = request;
+  if (typeof path === 'string')
+    matched = matchesAnySecret(app, signature, canonical, signedHead(method, path));
   else {
-    for (const path of request.path) {
+    for (const form of path) {
       // Every candidate is compared so the work done does not depend on which one matches.
-      if (matchesAnySecret(app, signature, stringToSign(path))) matched = true;
+      if (matchesAnySecret(app, signature, canonical, signedHead(method, form))) matched = true;
     }
   }
   if (!matched)
     return fail({ reason: 'bad_signature', message: 'auth_signature does not match the request' });
-  return ok(true);
+  return VERIFIED;
 }
 
 /**
@@ -343,9 +346,7 @@ export function verifyRequest(app: AppCredentials, request: RequestToVerify): Re
     signature: query.auth_signature,
     bodyMd5: query.body_md5,
   };
-  const method = request.method.toUpperCase();
-  const canonical = canonicalQuery(query);
-  return verifySigned(app, params, request, (path) => `${method}\n${path}\n${canonical}`);
+  return verifySigned(app, params, request, request.method.toUpperCase(), canonicalQuery(query));
 }
 
 /** A REST request with its query string as received, to be verified. */
@@ -369,7 +370,72 @@ export function verifyRawRequest(
   request: RawRequestToVerify,
 ): Result<true, RequestAuthError> | undefined {
   const raw = request.query;
-  if (raw === '' || raw.includes('%') || raw.includes('+')) return undefined;
+  // A `%` or `+` is decoded before signing: the raw text is not what was signed.
+  if (raw.includes('%') || raw.includes('+')) return undefined;
+  const parsed = inSdkOrder(raw) ?? inCanonicalOrder(raw);
+  if (parsed === undefined) return undefined;
+  const method = request.method === 'POST' ? 'POST' : request.method.toUpperCase();
+  return verifySigned(app, parsed, request, method, parsed.canonical);
+}
+
+/** The auth parameters of a raw query, and the query without `auth_signature` (what the signature covers). */
+interface RawSignedParams extends SignedParams {
+  readonly canonical: string;
+}
+
+/** Whether `name` (with its `=`) stands at `at` in `raw`. */
+function standsAt(raw: string, name: string, at: number): boolean {
+  return raw.indexOf(name, at) === at;
+}
+
+/**
+ * Reads a query in the exact shape the server SDKs send — `auth_key`, `auth_timestamp`, `auth_version`, `body_md5`
+ * when there is a body, then `auth_signature` last — by checking each name where it must stand, with nothing cut out
+ * but the values. Answers `undefined` for any other shape, which {@link inCanonicalOrder} then reads; for a query
+ * both read, both give the same parameters.
+ */
+function inSdkOrder(raw: string): RawSignedParams | undefined {
+  if (!raw.startsWith('auth_key=')) return undefined;
+  let start = 9;
+  let end = raw.indexOf('&', start);
+  if (end === -1) return undefined;
+  const key = raw.slice(start, end);
+  start = end + 1;
+  if (!standsAt(raw, 'auth_timestamp=', start)) return undefined;
+  start += 15;
+  end = raw.indexOf('&', start);
+  if (end === -1) return undefined;
+  const timestamp = raw.slice(start, end);
+  start = end + 1;
+  if (!standsAt(raw, 'auth_version=', start)) return undefined;
+  start += 13;
+  end = raw.indexOf('&', start);
+  if (end === -1) return undefined;
+  const version = raw.slice(start, end);
+  start = end + 1;
+  let bodyMd5: string | undefined;
+  if (standsAt(raw, 'body_md5=', start)) {
+    start += 9;
+    end = raw.indexOf('&', start);
+    if (end === -1) return undefined;
+    bodyMd5 = raw.slice(start, end);
+    start = end + 1;
+  }
+  if (!standsAt(raw, 'auth_signature=', start)) return undefined;
+  const canonical = raw.slice(0, start - 1);
+  start += 15;
+  // The signature is the last pair, and one value.
+  if (raw.indexOf('&', start) !== -1 || raw.indexOf('=', start) !== -1) return undefined;
+  return { key, timestamp, version, signature: raw.slice(start), bodyMd5, canonical };
+}
+
+/**
+ * Reads a query whose signed pairs are in the canonical order — lower-case names, ascending, each once, every pair
+ * with a `=` — with `auth_signature` anywhere. Answers `undefined` for any other query.
+ */
+function inCanonicalOrder(raw: string): RawSignedParams | undefined {
+  // A trailing `&` leaves an empty pair, and an empty query has nothing to check.
+  if (raw === '' || raw.endsWith('&')) return undefined;
   let key: string | undefined;
   let timestamp: string | undefined;
   let version: string | undefined;
@@ -386,11 +452,10 @@ export function verifyRawRequest(
     // An empty pair or a name without `=` is signed differently from how it is sent.
     if (equals === -1 || equals >= end || equals === start) return undefined;
     const name = raw.slice(start, equals);
-    const value = raw.slice(equals + 1, end);
     if (name === 'auth_signature') {
       // Not signed, so it may stand anywhere (the SDKs append it last); once only.
       if (signature !== undefined) return undefined;
-      signature = value;
+      signature = raw.slice(equals + 1, end);
       signatureStart = start;
       signatureEnd = end;
       start = end + 1;
@@ -402,37 +467,29 @@ export function verifyRawRequest(
     previous = name;
     switch (name) {
       case 'auth_key':
-        key = value;
+        key = raw.slice(equals + 1, end);
         break;
       case 'auth_timestamp':
-        timestamp = value;
+        timestamp = raw.slice(equals + 1, end);
         break;
       case 'auth_version':
-        version = value;
+        version = raw.slice(equals + 1, end);
         break;
       case 'body_md5':
-        bodyMd5 = value;
+        bodyMd5 = raw.slice(equals + 1, end);
         break;
       default:
         if (name !== name.toLowerCase()) return undefined;
     }
     start = end + 1;
   }
-  // A trailing `&` leaves an empty pair.
-  if (raw.endsWith('&')) return undefined;
   let canonical = raw;
   if (signatureStart >= 0) {
     const before = signatureStart === 0 ? '' : raw.slice(0, signatureStart - 1);
     const after = signatureEnd >= raw.length ? '' : raw.slice(signatureEnd + 1);
     canonical = before === '' ? after : after === '' ? before : `${before}&${after}`;
   }
-  const method = request.method.toUpperCase();
-  return verifySigned(
-    app,
-    { key, timestamp, version, signature, bodyMd5 },
-    request,
-    (path) => `${method}\n${path}\n${canonical}`,
-  );
+  return { key, timestamp, version, signature, bodyMd5, canonical };
 }
 
 /** Signs a webhook body: the `X-Pusher-Signature` header value. */
