@@ -280,7 +280,7 @@ function signedHead(method: string, path: string): string {
 }
 
 // Results hold no per-request state: one success serves every check.
-const VERIFIED: Result<true, RequestAuthError> = ok(true);
+const VERIFIED: Result<true, RequestAuthError> = Object.freeze(ok(true as const));
 
 /**
  * The checks every signed REST request passes, in order. The signature covers `METHOD\nPATH\nCANONICAL_QUERY` for
