@@ -31,10 +31,12 @@ export function webhookApps(served: readonly ServedApp[]): Map<string, WebhookAp
 /**
  * Checks occupancy and presence events against the server's state as a batch enters the webhook queue
  * (cluster-wide when clustered, this node's alone): a `channel_vacated` of a channel occupied again, a
- * `channel_occupied` of a channel empty again, or a member event the roster no longer bears out was overtaken.
- * Each node gathers its own batches, so a change decided on one node can reach the shared queue after the
- * opposite change decided on another moments later; leaving the overtaken one out keeps a receiver from ending
- * on a state the cluster has left. Other events always hold.
+ * `channel_occupied` of a channel empty again, a member event the roster no longer bears out, or a
+ * `subscription_count` other than the channel's count now was overtaken. Each node gathers its own batches, so a
+ * change decided on one node can reach the shared queue after the opposite change decided on another moments
+ * later; leaving the overtaken one out keeps a receiver from ending on a state the cluster has left. (A count is
+ * only overtaken by a change, and the node that made the change reports the count after it.) Other events always
+ * hold.
  */
 export function createEventCheck(
   server: Pick<RealtimeServer, 'channel' | 'presenceUsers'>,
@@ -50,8 +52,10 @@ export function createEventCheck(
     }
     return found;
   };
+  const details = (appId: string, channel: string) =>
+    shared(`c\u0000${appId}\u0000${channel}`, () => server.channel(appId, channel));
   const occupied = (appId: string, channel: string) =>
-    shared(`c\u0000${appId}\u0000${channel}`, async () => (await server.channel(appId, channel)).occupied);
+    details(appId, channel).then((now) => now.occupied);
   const members = (appId: string, channel: string) =>
     shared(`p\u0000${appId}\u0000${channel}`, () => server.presenceUsers(appId, channel));
   return (appId: string, event: WebhookEvent) => {
@@ -64,6 +68,10 @@ export function createEventCheck(
         return members(appId, event.channel).then((users) => users.includes(event.user_id));
       case 'member_removed':
         return members(appId, event.channel).then((users) => !users.includes(event.user_id));
+      case 'subscription_count':
+        return details(appId, event.channel).then(
+          (now) => now.subscriptionCount === event.subscription_count,
+        );
       default:
         return true;
     }

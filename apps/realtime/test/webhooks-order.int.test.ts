@@ -14,10 +14,12 @@ import { until } from './wait.js';
 // after the vacated that followed it.
 
 const APP = { id: 'shop', key: 'shop-key', secret: 'shop-secret' };
+// A second app whose hooks carry subscription counts (kept apart so the counts do not mix with the events above).
+const COUNTS = { id: 'counts', key: 'counts-key', secret: 'counts-secret' };
 const SLOW_WINDOW_MS = 5000;
 type Event = { name: string; channel: string; user_id?: string };
 
-const sdkFor = (port: number) => pusherSdk(APP, port);
+const sdkFor = (port: number, app = APP) => pusherSdk(app, port);
 
 describe('webhook order for one channel across two nodes', () => {
   let redis: RedisProcess;
@@ -37,7 +39,15 @@ describe('webhook order for one channel across two nodes', () => {
         nodeId,
         redisPort: redis.port,
         config: {
-          applications: [{ ...APP, webhooks: [{ url: receiver.url, event_types }] }],
+          applications: [
+            { ...APP, webhooks: [{ url: receiver.url, event_types }] },
+            {
+              ...COUNTS,
+              enable_subscription_count: true,
+              subscription_count_interval_ms: 100,
+              webhooks: [{ url: receiver.url, event_types: ['subscription_count'] }],
+            },
+          ],
           webhooks: { batching },
         },
       });
@@ -52,33 +62,36 @@ describe('webhook order for one channel across two nodes', () => {
     await redis?.stop();
   });
 
-  /** Every event received so far for a channel, each request verified with the pusher SDK. */
-  const eventsOf = (channel: string): Event[] =>
-    receiver.requests
+  /** Every event of an app received so far for a channel, each request verified with the pusher SDK. */
+  const eventsOf = (channel: string, app = APP): Event[] => {
+    const sdk = app === APP ? verifier : sdkFor(fast.port, app);
+    return receiver.requests
+      .filter((request) => request.headers['x-pusher-key'] === app.key)
       .flatMap((request) => {
-        const webhook = verifier.webhook({ headers: request.headers, rawBody: request.rawBody });
+        const webhook = sdk.webhook({ headers: request.headers, rawBody: request.rawBody });
         expect(webhook.isValid()).toBe(true);
         return webhook.getEvents() as Event[];
       })
       .filter((event) => event.channel === channel);
+  };
   const namesOf = (channel: string) => eventsOf(channel).map((event) => event.name);
 
   /** Resolves once everything the slow node had gathered so far has been handled (sent, or left out). */
   let markers = 0;
-  async function slowNodeSettled(): Promise<void> {
+  async function slowNodeSettled(app = APP): Promise<void> {
     const marker = `marker-${++markers}`;
-    const client = await socket(slow.port, '', APP);
+    const client = await socket(slow.port, '', app);
     await client.subscribe(marker);
     // Its batch goes out after (or with) the earlier ones of the slow node: one lane, in queue order.
-    await receiver.waitFor(() => eventsOf(marker).length >= 1, 60_000);
+    await receiver.waitFor(() => eventsOf(marker, app).length >= 1, 60_000);
     client.ws.close();
   }
 
-  const staleCount = async () => {
+  const staleCount = async (app = APP) => {
     let total = 0;
     for (const node of [slow, fast]) {
       const text = await (await fetch(`http://127.0.0.1:${node.port}/metrics`)).text();
-      const line = /herald_webhook_stale_events_total\{app_id="shop"\} (\d+)/.exec(text);
+      const line = new RegExp(`herald_webhook_stale_events_total\\{app_id="${app.id}"\\} (\\d+)`).exec(text);
       total += Number(line?.[1] ?? 0);
     }
     return total;
@@ -156,5 +169,33 @@ describe('webhook order for one channel across two nodes', () => {
     expect(names.at(-1)).toBe('channel_vacated');
     first.ws.close();
     second.ws.close();
+  });
+
+  it('a subscription count read before a later change on another node never arrives after that change’s count', async () => {
+    const channel = 'counted';
+    type Counted = Event & { subscription_count?: number };
+    const counts = () => (eventsOf(channel, COUNTS) as Counted[]).map((event) => event.subscription_count);
+    const staleBefore = await staleCount(COUNTS);
+    // The slow node's subscriber makes the count 1: the slow node reads it (its own subscriber is told 1) and holds
+    // the webhook in its batch …
+    const onSlow = await socket(slow.port, '', COUNTS);
+    await onSlow.subscribe(channel);
+    await onSlow.waitFor(
+      (frame) =>
+        frame.event === 'pusher_internal:subscription_count' &&
+        (frame.data as { subscription_count?: number }).subscription_count === 1,
+      60_000,
+    );
+    // … then a second subscriber on the fast node makes it 2, reported at once.
+    const onFast = await socket(fast.port, '', COUNTS);
+    await onFast.subscribe(channel);
+    await receiver.waitFor(() => counts().includes(2), 60_000);
+    await slowNodeSettled(COUNTS);
+
+    // The slow node's 1 was overtaken by the 2 before it entered the queue: left out, and counted.
+    expect(counts()).toEqual([2]);
+    expect(await staleCount(COUNTS)).toBe(staleBefore + 1);
+    onSlow.ws.close();
+    onFast.ws.close();
   });
 });

@@ -69,9 +69,10 @@ export interface WebhookDispatcherOptions {
   /** A prom-client registry to register the `herald_webhook_*` metrics on. */
   readonly metrics?: Registry | undefined;
   /**
-   * Checks occupancy and membership events as a batch enters the queue (and again if the queue refused it and it
-   * is tried again): the last `channel_occupied`/`channel_vacated` of each channel, and the last
-   * `member_added`/`member_removed` of each user in a channel, in the batch. One it answers false for was
+   * Checks occupancy, membership and count events as a batch enters the queue (and again if the queue refused it
+   * and it is tried again): the last `channel_occupied`/`channel_vacated` of each channel, the last
+   * `member_added`/`member_removed` of each user in a channel, and the last `subscription_count` of each channel,
+   * in the batch. One it answers false for was
    * overtaken by a later change (decided elsewhere, say on another node, whose request may already be queued):
    * it is left out, counted in `herald_webhook_stale_events_total` and logged at info; a batch left empty is not
    * queued. An event whose check throws is queued as it is. Once queued, events are not checked again: a
@@ -112,7 +113,10 @@ interface Batch {
 
 const DROP_LOG_EVERY_MS = 10_000;
 
-/** What a later change of the same subject overtakes: a channel's occupancy, a user's membership of a channel. */
+/**
+ * What a later change of the same subject overtakes: a channel's occupancy, a user's membership of a channel, a
+ * channel's subscription count.
+ */
 function subjectOf(event: WebhookEvent): string | undefined {
   switch (event.name) {
     case 'channel_occupied':
@@ -121,6 +125,8 @@ function subjectOf(event: WebhookEvent): string | undefined {
     case 'member_added':
     case 'member_removed':
       return `m\u0000${event.channel}\u0000${event.user_id}`;
+    case 'subscription_count':
+      return `s\u0000${event.channel}`;
     default:
       return undefined;
   }

@@ -585,6 +585,38 @@ describe('isStillTrue: events checked as their batch enters the queue', () => {
     ]);
   });
 
+  it("checks the last subscription count of each channel in a batch, and keeps the channel's earlier ones", async () => {
+    const hook = await receiver();
+    const asked: string[] = [];
+    // The counts now: 'grew' went on to 3 elsewhere, 'steady' is still at 2.
+    const now = new Map([
+      ['grew', 3],
+      ['steady', 2],
+    ]);
+    const sender = dispatcher(
+      { [APP_ID]: appWith([{ url: hook.url, event_types: ['subscription_count'] }]) },
+      {
+        batching: { enabled: true, windowMs: 100 },
+        isStillTrue: (_appId, event) => {
+          asked.push(`${event.name} ${event.channel}`);
+          return event.name === 'subscription_count'
+            ? now.get(event.channel) === event.subscription_count
+            : true;
+        },
+      },
+    );
+    sender.emit(APP_ID, webhookEvent.subscriptionCount('grew', 1));
+    sender.emit(APP_ID, webhookEvent.subscriptionCount('steady', 1));
+    sender.emit(APP_ID, webhookEvent.subscriptionCount('steady', 2));
+    await hook.waitFor((requests) => requests.length >= 1);
+    await sender.close();
+    expect(acceptedEvents(hook.requests)).toEqual([
+      { name: 'subscription_count', channel: 'steady', subscription_count: 1 },
+      { name: 'subscription_count', channel: 'steady', subscription_count: 2 },
+    ]);
+    expect(asked.sort()).toEqual(['subscription_count grew', 'subscription_count steady']);
+  });
+
   it("keeps a channel's earlier changes in a batch whose last change still holds", async () => {
     const hook = await receiver();
     const sender = dispatcher(
