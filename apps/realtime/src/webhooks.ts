@@ -54,8 +54,7 @@ export function createEventCheck(
   };
   const details = (appId: string, channel: string) =>
     shared(`c\u0000${appId}\u0000${channel}`, () => server.channel(appId, channel));
-  const occupied = (appId: string, channel: string) =>
-    details(appId, channel).then((now) => now.occupied);
+  const occupied = (appId: string, channel: string) => details(appId, channel).then((now) => now.occupied);
   const members = (appId: string, channel: string) =>
     shared(`p\u0000${appId}\u0000${channel}`, () => server.presenceUsers(appId, channel));
   return (appId: string, event: WebhookEvent) => {
