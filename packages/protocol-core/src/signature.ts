@@ -383,6 +383,9 @@ interface RawSignedParams extends SignedParams {
   readonly canonical: string;
 }
 
+/** The signed pairs in the order the server SDKs send them, each name with its `=`; `auth_signature` follows. */
+const SDK_ORDER = ['auth_key=', 'auth_timestamp=', 'auth_version=', 'body_md5='] as const;
+
 /** Whether `name` (with its `=`) stands at `at` in `raw`. */
 function standsAt(raw: string, name: string, at: number): boolean {
   return raw.indexOf(name, at) === at;
@@ -395,37 +398,27 @@ function standsAt(raw: string, name: string, at: number): boolean {
  * both read, both give the same parameters.
  */
 function inSdkOrder(raw: string): RawSignedParams | undefined {
-  if (!raw.startsWith('auth_key=')) return undefined;
-  let start = 9;
-  let end = raw.indexOf('&', start);
-  if (end === -1) return undefined;
-  const key = raw.slice(start, end);
-  start = end + 1;
-  if (!standsAt(raw, 'auth_timestamp=', start)) return undefined;
-  start += 15;
-  end = raw.indexOf('&', start);
-  if (end === -1) return undefined;
-  const timestamp = raw.slice(start, end);
-  start = end + 1;
-  if (!standsAt(raw, 'auth_version=', start)) return undefined;
-  start += 13;
-  end = raw.indexOf('&', start);
-  if (end === -1) return undefined;
-  const version = raw.slice(start, end);
-  start = end + 1;
-  let bodyMd5: string | undefined;
-  if (standsAt(raw, 'body_md5=', start)) {
-    start += 9;
-    end = raw.indexOf('&', start);
+  const values: Array<string | undefined> = [undefined, undefined, undefined, undefined];
+  let start = 0;
+  for (let i = 0; i < SDK_ORDER.length; i++) {
+    const name = SDK_ORDER[i] as string;
+    if (!standsAt(raw, name, start)) {
+      // `body_md5` (the last) only comes with a body.
+      if (i === SDK_ORDER.length - 1) break;
+      return undefined;
+    }
+    start += name.length;
+    const end = raw.indexOf('&', start);
     if (end === -1) return undefined;
-    bodyMd5 = raw.slice(start, end);
+    values[i] = raw.slice(start, end);
     start = end + 1;
   }
   if (!standsAt(raw, 'auth_signature=', start)) return undefined;
   const canonical = raw.slice(0, start - 1);
-  start += 15;
+  start += 'auth_signature='.length;
   // The signature is the last pair, and one value.
   if (raw.indexOf('&', start) !== -1 || raw.indexOf('=', start) !== -1) return undefined;
+  const [key, timestamp, version, bodyMd5] = values;
   return { key, timestamp, version, signature: raw.slice(start), bodyMd5, canonical };
 }
 
