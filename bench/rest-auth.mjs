@@ -30,15 +30,24 @@ const backend = {
 const fast = createFastTrigger({ apps: [app], backend });
 if (!fast) throw new Error('no fast path');
 
-/** The pool as the HTTP bridge hands requests to the fast path: raw path, raw query, lower-case headers, bytes. */
+/** A flat copy of a string, as a server hands over each request's own (never a slice of a longer string). */
+const own = (text) => Buffer.from(text, 'latin1').toString('latin1');
+
+/**
+ * The pool as the HTTP bridge hands requests to the fast path: raw path, raw query, lower-case headers, bytes,
+ * every string the request's own and flat, as uWebSockets.js gives them (a slice of a shared string, or one path
+ * string shared by every request, would make one kind of auth look cheaper than it is).
+ */
 function rawPool(auth) {
   return sdkTriggerPool('rest-empty', poolSize, auth).map((request) => {
     const at = request.path.indexOf('?');
+    const headers = {};
+    for (const [name, value] of Object.entries(request.headers)) headers[own(name)] = own(value);
     return {
-      method: request.method,
-      path: at < 0 ? request.path : request.path.slice(0, at),
-      query: at < 0 ? '' : request.path.slice(at + 1),
-      headers: request.headers,
+      method: own(request.method),
+      path: own(at < 0 ? request.path : request.path.slice(0, at)),
+      query: own(at < 0 ? '' : request.path.slice(at + 1)),
+      headers,
       body: Buffer.from(request.body),
     };
   });
