@@ -2,6 +2,7 @@ import { createRequire } from 'node:module';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchChromium, type RunningCenter, seed, signIn, startCenter } from './browser.js';
+import { startTogether } from './realtime-process.js';
 
 // The bell as people see it: an axe-core audit (the npm package, injected into the page) over the closed bell,
 // the open dropdown and the open panel, light and dark; and phone widths, where everything must stay on screen.
@@ -98,7 +99,7 @@ describe('the bell’s accessibility and phone layout', () => {
   let running: RunningCenter;
 
   beforeAll(async () => {
-    [browser, running] = await Promise.all([launchChromium(), startCenter({})]);
+    [browser, running] = await startTogether([launchChromium(), startCenter({})]);
     const ids = await seed(running.center.store, 'alice', [
       {
         title: 'Deploy failed',

@@ -9,6 +9,7 @@ import {
   sh,
 } from '../../../packages/notification-bell/test/fresh-project.js';
 import { launchChromium, openPage, type RunningCenter, seed, startCenter } from './browser.js';
+import { startTogether } from './realtime-process.js';
 import { type Listening, listen, startTokenService, tokenFor } from './token-service.js';
 
 // A new user's page, end to end: a fresh Vite 8 project installs the packed bell tarball (pnpm, outside the
@@ -23,7 +24,7 @@ describe('a fresh Vite project’s page against the service on another origin', 
   let fresh: FreshProject;
 
   beforeAll(async () => {
-    [browser, running] = await Promise.all([launchChromium(), startCenter({})]);
+    [browser, running] = await startTogether([launchChromium(), startCenter({})]);
     const hostApp = new Hono();
     host = await listen(hostApp);
     service = await startTokenService({

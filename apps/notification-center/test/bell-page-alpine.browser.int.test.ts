@@ -11,6 +11,7 @@ import {
   signIn,
   startCenter,
 } from './browser.js';
+import { startTogether } from './realtime-process.js';
 
 // The standalone script on a page that brings its own Alpine (alpinejs's own CDN build, served from
 // node_modules): the bell must register with that Alpine, before or after it in the page, and never start the
@@ -53,7 +54,7 @@ describe('the standalone bell on a page with its own Alpine', () => {
 
   beforeAll(async () => {
     const alpine = await readFile(ALPINE_FILE, 'utf8');
-    [browser, running] = await Promise.all([
+    [browser, running] = await startTogether([
       launchChromium(),
       startCenter({}, (inner, center) => {
         const app = new Hono();

@@ -1,6 +1,7 @@
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchChromium, type RunningCenter, seed, signIn, startCenter } from './browser.js';
+import { startTogether } from './realtime-process.js';
 
 // The side panel is a modal dialog: while it is open, Tab and Shift+Tab cycle inside it, Escape closes it and
 // focus goes back to the bell button. The dropdown is not modal: Tab may leave it.
@@ -38,7 +39,7 @@ describe('the panel’s focus trap', () => {
   let running: RunningCenter;
 
   beforeAll(async () => {
-    [browser, running] = await Promise.all([launchChromium(), startCenter({})]);
+    [browser, running] = await startTogether([launchChromium(), startCenter({})]);
     await seed(running.center.store, 'alice', [
       {
         title: 'Carol mentioned you',

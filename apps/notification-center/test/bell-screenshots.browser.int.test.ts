@@ -3,6 +3,7 @@ import { fileURLToPath } from 'node:url';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchChromium, type RunningCenter, seed, signIn, startCenter } from './browser.js';
+import { startTogether } from './realtime-process.js';
 
 // Takes the screenshots shown in packages/notification-bell/README.md: dropdown and panel, light and dark, at
 // desktop and phone width.
@@ -13,7 +14,7 @@ describe('the bell’s screenshots', () => {
   let running: RunningCenter;
 
   beforeAll(async () => {
-    [browser, running] = await Promise.all([launchChromium(), startCenter({})]);
+    [browser, running] = await startTogether([launchChromium(), startCenter({})]);
     await seed(running.center.store, 'alice', [
       {
         title: 'Invoice #1042 was paid',

@@ -10,6 +10,7 @@ import {
   signIn,
   startCenter,
 } from './browser.js';
+import { startTogether } from './realtime-process.js';
 
 // The "All" and "Unread" tabs, the bell in other languages, the unread count beside a notification made in
 // the page, and that a page without broadcasting never loads the live-push code (pusher-js).
@@ -23,7 +24,7 @@ describe('the bell’s tabs, languages and counts', () => {
   let running: RunningCenter;
 
   beforeAll(async () => {
-    [browser, running] = await Promise.all([
+    [browser, running] = await startTogether([
       launchChromium(),
       startCenter({}, (inner, center) => {
         const app = new Hono();

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { installedBellAssets } from '../src/bell-assets.js';
 import { configFromEnv } from '../src/config.js';
 import { launchChromium, openPage, type RunningCenter, startCenter } from './browser.js';
-import { type RealtimeProcess, startRealtime } from './realtime-process.js';
+import { type RealtimeProcess, startRealtime, startTogether } from './realtime-process.js';
 import { type Listening, listen, startTokenService, tokenFor } from './token-service.js';
 
 // A host page on one origin embeds the bell; the notification service runs on another. The bell signs its
@@ -26,7 +26,7 @@ describe('a token-authenticated bell on a page of another origin', () => {
   let service: Listening;
 
   beforeAll(async () => {
-    [browser, realtime] = await Promise.all([launchChromium(), startRealtime(APP)]);
+    [browser, realtime] = await startTogether([launchChromium(), startRealtime(APP)]);
     const env = {
       REALTIME_URL: `http://127.0.0.1:${realtime.port}`,
       REALTIME_APP_ID: APP.id,

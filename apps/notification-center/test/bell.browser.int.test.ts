@@ -1,7 +1,7 @@
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchChromium, type RunningCenter, recordedEvents, seed, signIn, startCenter } from './browser.js';
-import { type RealtimeProcess, startRealtime } from './realtime-process.js';
+import { type RealtimeProcess, startRealtime, startTogether } from './realtime-process.js';
 
 // The bell widget (packages/notification-bell, built) on the notification center's demo page, in the
 // machine's headless Chromium, with a real Herald real-time server behind the live updates.
@@ -17,7 +17,7 @@ describe('the notification bell in a real browser', () => {
   let live: RunningCenter;
 
   beforeAll(async () => {
-    [browser, realtime] = await Promise.all([launchChromium(), startRealtime(APP)]);
+    [browser, realtime] = await startTogether([launchChromium(), startRealtime(APP)]);
     live = await startCenter({
       REALTIME_URL: `http://127.0.0.1:${realtime.port}`,
       REALTIME_APP_ID: APP.id,

@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type RunningCenter, startCenter } from './center-server.js';
-import { type RealtimeProcess, startRealtime } from './realtime-process.js';
+import { type RealtimeProcess, startRealtime, startTogether } from './realtime-process.js';
 import { type WebhookReceiver, webhookReceiver } from './webhook-receiver.js';
 
 const run = promisify(execFile);
@@ -32,7 +32,7 @@ describe('the README examples, run as written', () => {
   let env: NodeJS.ProcessEnv;
   beforeAll(async () => {
     const app = { id: 'readme', key: 'readme-key', secret: 'readme-secret' };
-    [realtime, receiver] = await Promise.all([startRealtime(app), webhookReceiver()]);
+    [realtime, receiver] = await startTogether([startRealtime(app), webhookReceiver()]);
     running = await startCenter('pglite', {
       NOTIFICATION_API_SECRET: API_SECRET,
       NOTIFICATION_USER_TOKEN_SECRET: TOKEN_SECRET,

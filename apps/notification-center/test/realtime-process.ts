@@ -12,7 +12,10 @@ export interface RealtimeProcess {
   stop(): Promise<void>;
 }
 
-/** Starts `realtime server` with one app and resolves once its banner names the port. */
+/**
+ * Starts `realtime server` with one app and resolves once its banner names the port. A server that does not start
+ * within a minute (a generous limit for a busy machine) is killed and the start fails with its output.
+ */
 export async function startRealtime(app: {
   id: string;
   key: string;
@@ -31,7 +34,10 @@ export async function startRealtime(app: {
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   let output = '';
   const port = await new Promise<number>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`realtime did not start:\n${output}`)), 10_000);
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`realtime did not start within 60 s:\n${output}`));
+    }, 60_000);
     const read = (chunk: Buffer) => {
       output += chunk.toString();
       const match = /listening on [^\s]+:(\d+)/.exec(output);
@@ -54,4 +60,37 @@ export async function startRealtime(app: {
       await exited;
     },
   };
+}
+
+/** Something a test starts and must end: a server process, a browser, a listening server. */
+type Stoppable = { stop?: () => unknown; close?: () => unknown };
+
+/**
+ * Awaits starts that run side by side, like `Promise.all`, but when one fails it waits for the others and ends
+ * those that did start (`stop()` or `close()`) before throwing. With `Promise.all` in a hook, a server started
+ * beside a browser that failed to launch was never assigned, so no `afterAll` could stop it, and the process
+ * outlived the test run.
+ */
+export async function startTogether<T extends readonly unknown[] | []>(
+  starts: T,
+): Promise<{ -readonly [K in keyof T]: Awaited<T[K]> }> {
+  const settled = (await Promise.allSettled(starts)) as PromiseSettledResult<unknown>[];
+  const failure = settled.find((result): result is PromiseRejectedResult => result.status === 'rejected');
+  if (failure === undefined) {
+    return settled.map((result) => (result as PromiseFulfilledResult<unknown>).value) as {
+      -readonly [K in keyof T]: Awaited<T[K]>;
+    };
+  }
+  await Promise.allSettled(
+    settled.map((result) => {
+      if (result.status !== 'fulfilled') return undefined;
+      const started = result.value as Stoppable | null;
+      return typeof started?.stop === 'function'
+        ? started.stop()
+        : typeof started?.close === 'function'
+          ? started.close()
+          : undefined;
+    }),
+  );
+  throw failure.reason;
 }

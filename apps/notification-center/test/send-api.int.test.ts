@@ -9,7 +9,7 @@ import {
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CENTER_STORES, type RunningCenter, startCenter } from './center-server.js';
 import { connectPusher } from './pusher-client.js';
-import { type RealtimeProcess, startRealtime } from './realtime-process.js';
+import { type RealtimeProcess, startRealtime, startTogether } from './realtime-process.js';
 import { type WebhookReceiver, webhookReceiver } from './webhook-receiver.js';
 
 const SECRET = 'center-send-secret-0123456789abcdef';
@@ -28,7 +28,7 @@ describe.each(CENTER_STORES)('POST /notification/send over HTTP on %s', (store) 
   let realtime: RealtimeProcess;
   let receiver: WebhookReceiver;
   beforeAll(async () => {
-    [realtime, receiver] = await Promise.all([startRealtime(APP), webhookReceiver()]);
+    [realtime, receiver] = await startTogether([startRealtime(APP), webhookReceiver()]);
     running = await startCenter(store, {
       NOTIFICATION_API_SECRET: SECRET,
       NOTIFICATION_USER_TOKEN_SECRET: TOKEN_SECRET,

@@ -5,7 +5,7 @@ import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchChromium } from './browser.js';
 import { type RunningCenter, startCenter } from './center-server.js';
-import { type RealtimeProcess, startRealtime } from './realtime-process.js';
+import { type RealtimeProcess, startRealtime, startTogether } from './realtime-process.js';
 
 // A host page on its own origin embeds the bell, loading the bell's files from the notification service,
 // and hands it a user token its backend signed. A notification sent through the send API reaches the bell
@@ -29,7 +29,7 @@ describe('a token-authenticated bell on another origin, fed by the send API', ()
     );
     await new Promise<void>((resolve) => host.listen(0, '127.0.0.1', resolve));
     hostOrigin = `http://127.0.0.1:${(host.address() as AddressInfo).port}`;
-    [realtime, browser] = await Promise.all([startRealtime(APP), launchChromium()]);
+    [realtime, browser] = await startTogether([startRealtime(APP), launchChromium()]);
     running = await startCenter('pglite', {
       NOTIFICATION_USER_TOKEN_SECRET: TOKEN_SECRET,
       NOTIFICATION_API_SECRET: API_SECRET,
