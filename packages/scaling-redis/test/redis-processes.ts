@@ -218,7 +218,12 @@ export function useRedisLayouts(): RedisLayouts {
   let redis: RedisProcess | undefined;
   let redisCluster: RedisClusterProcesses | undefined;
   beforeAll(async () => {
-    [redis, redisCluster] = await Promise.all([startRedis(), startRedisCluster()]);
+    // Both starts settle before the hook ends, and each one that started is kept for afterAll to stop: with
+    // Promise.all, a redis-server started beside a cluster that failed was never assigned and outlived the run.
+    const [single, cluster] = await Promise.allSettled([startRedis(), startRedisCluster()]);
+    if (single.status === 'fulfilled') redis = single.value;
+    if (cluster.status === 'fulfilled') redisCluster = cluster.value;
+    for (const start of [single, cluster]) if (start.status === 'rejected') throw start.reason;
   }, 60_000);
   afterAll(async () => {
     await Promise.all([redis?.kill(), redisCluster?.stop()]);
