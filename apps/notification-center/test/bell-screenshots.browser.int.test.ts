@@ -1,4 +1,6 @@
-import { mkdir, stat } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, stat } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -6,8 +8,11 @@ import { launchChromium, type RunningCenter, seed, signIn, startCenter } from '.
 import { startTogether } from './realtime-process.js';
 
 // Takes the screenshots shown in packages/notification-bell/README.md: dropdown and panel, light and dark, at
-// desktop and phone width.
-const DOCS = fileURLToPath(new URL('../../../packages/notification-bell/docs/', import.meta.url));
+// desktop and phone width. A test run writes them to a temporary folder, so running the tests leaves the checkout
+// as it was; `HERALD_UPDATE_SCREENSHOTS=1` writes them over the README's images.
+const DOCS = process.env.HERALD_UPDATE_SCREENSHOTS
+  ? fileURLToPath(new URL('../../../packages/notification-bell/docs/', import.meta.url))
+  : `${await mkdtemp(join(tmpdir(), 'herald-bell-screenshots-'))}/`;
 
 describe('the bell’s screenshots', () => {
   let browser: Browser;
@@ -55,6 +60,7 @@ describe('the bell’s screenshots', () => {
   afterAll(async () => {
     await browser?.close();
     await running?.stop();
+    if (!process.env.HERALD_UPDATE_SCREENSHOTS) await rm(DOCS, { recursive: true, force: true });
   });
 
   // Desktop and phone width (390 px, an iPhone's), each layout in each theme.
