@@ -14,6 +14,8 @@ import { hash } from 'node:crypto';
 
 const BLOCK = 64;
 const DIGEST = 32;
+/** The most work space a key keeps for its messages (a key whose pad is not ASCII; see below). */
+const KEPT_ROOM = 16 * 1024;
 
 /** A secret prepared for HMAC: its key XOR-ed with the inner and outer pads. */
 interface PreparedKey {
@@ -56,7 +58,7 @@ function preparedKey(secret: string): PreparedKey {
 }
 
 // The last (key, head) pair's inner pad and head as one string: the checks of one route under one secret (signed
-// REST calls to `POST /apps/1/events`, say) join them once, not per call.
+// REST calls to `POST /apps/1/events`, say) join them once, not per call. Heads are compared by content.
 let lastKey: PreparedKey | undefined;
 let lastHead = '';
 let lastInnerHead = '';
@@ -74,6 +76,13 @@ function innerDigest(key: PreparedKey, head: string, text: string): string {
   const message = head + text;
   // UTF-8 takes at most 3 bytes per UTF-16 unit.
   const room = BLOCK + message.length * 3;
+  // A long message (a webhook body, say) is joined once rather than grow the space this key keeps.
+  if (room > KEPT_ROOM)
+    return hash(
+      'sha256',
+      Buffer.concat([key.inner.subarray(0, BLOCK), Buffer.from(message, 'utf8')]),
+      'binary',
+    );
   if (key.inner.length < room) {
     const grown = Buffer.alloc(Math.max(room, key.inner.length * 2));
     key.inner.copy(grown, 0, 0, BLOCK);

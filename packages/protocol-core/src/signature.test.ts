@@ -838,6 +838,28 @@ describe('the HMAC-SHA256 and MD5 of the hot paths', () => {
     }
   });
 
+  it('gives node:crypto’s HMAC for long messages, which a key with a non-ASCII pad does not keep room for', () => {
+    for (const secret of ['app-secret', 'sécret-ü', text(90)]) {
+      for (const length of [16_000, 40_000]) {
+        const message = text(length);
+        expect(hmacSha256Hex(secret, message, 'POST\n/x\n'), String(length)).toBe(
+          createHmac('sha256', secret).update(`POST\n/x\n${message}`).digest('hex'),
+        );
+      }
+      // A short one after a long one still uses the space the key keeps.
+      expect(hmacSha256Hex(secret, 'short')).toBe(createHmac('sha256', secret).update('short').digest('hex'));
+    }
+  });
+
+  it('signs text and bytes alike with hmacHex, as node:crypto does', () => {
+    for (const secret of ['app-secret', 'sécret-ü']) {
+      const body = text(300);
+      const expected = createHmac('sha256', secret).update(body).digest('hex');
+      expect(hmacHex(secret, body)).toBe(expected);
+      expect(hmacHex(secret, Buffer.from(body))).toBe(expected);
+    }
+  });
+
   it('checks body_md5 against bodies of every length, as bytes and as text', () => {
     for (const length of lengths) {
       const bytes = randomBytes(length);

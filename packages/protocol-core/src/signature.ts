@@ -9,7 +9,10 @@ import { fail, ok, type Result } from './result.js';
 
 /** HMAC-SHA256 of a string with a secret, as lowercase hex. */
 export function hmacHex(secret: string, text: string | Uint8Array): string {
-  return createHmac('sha256', secret).update(text).digest('hex');
+  // Text (every string the protocol signs) takes the same HMAC as the checks; bytes (a body as received) node:crypto's.
+  return typeof text === 'string'
+    ? hmacSha256Hex(secret, text)
+    : createHmac('sha256', secret).update(text).digest('hex');
 }
 
 /** MD5 of a body, as lowercase hex (the REST API's `body_md5`). */
@@ -265,20 +268,6 @@ function isDigits(text: string): boolean {
   return true;
 }
 
-// The last `METHOD\nPATH\n` a signature covered: calls to one route share it, so it is joined once.
-let headMethod = '';
-let headPath = '';
-let head = '';
-
-function signedHead(method: string, path: string): string {
-  if (method !== headMethod || path !== headPath) {
-    headMethod = method;
-    headPath = path;
-    head = `${method}\n${path}\n`;
-  }
-  return head;
-}
-
 // Results hold no per-request state: one success serves every check.
 const VERIFIED: Result<true, RequestAuthError> = Object.freeze(ok(true as const));
 
@@ -320,12 +309,11 @@ function verifySigned(
   }
   let matched = false;
   const { path } = request;
-  if (typeof path === 'string')
-    matched = matchesAnySecret(app, signature, canonical, signedHead(method, path));
+  if (typeof path === 'string') matched = matchesAnySecret(app, signature, canonical, `${method}\n${path}\n`);
   else {
     for (const form of path) {
       // Every candidate is compared so the work done does not depend on which one matches.
-      if (matchesAnySecret(app, signature, canonical, signedHead(method, form))) matched = true;
+      if (matchesAnySecret(app, signature, canonical, `${method}\n${form}\n`)) matched = true;
     }
   }
   if (!matched)
