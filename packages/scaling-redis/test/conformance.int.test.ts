@@ -278,7 +278,16 @@ describe.each(backends)('cluster adapter on $name', (backend) => {
     a.adapter.setLocalSubscriptions('1', 'only-on-a', 2);
     a.adapter.setLocalSubscriptions('1', 'shared', 1);
     b.adapter.setLocalSubscriptions('1', 'shared', 1);
-    await eventually(() => expect(a.listener.changes).toHaveLength(2));
+    // Each channel is reported occupied once, by whichever node's mark came first: 'shared' by a or by b.
+    await eventually(() =>
+      expect(
+        [a, b, c]
+          .flatMap((node) => node.listener.changes)
+          .map((change) => `${change.type} ${change.channel}`)
+          .sort(),
+      ).toEqual(['occupied only-on-a', 'occupied shared']),
+    );
+    for (const node of [b, c]) node.listener.changes.length = 0;
     cluster.kill('a');
     await eventually(() => {
       const vacated = [b, c].flatMap((node) => node.listener.changes);
