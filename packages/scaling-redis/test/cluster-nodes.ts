@@ -180,35 +180,48 @@ export function spyLogger() {
   };
 }
 
-/** Two started nodes (`a`, `b`) sharing a Redis, with a spy logger and the error/resync metrics recorded. */
+/** How often the nodes of a test beat, and how long a lapse makes one dead. */
+export interface HeartbeatTiming {
+  readonly heartbeatMs: number;
+  readonly deadAfterMs: number;
+}
+
+/**
+ * Two started nodes (`a`, `b`) sharing a Redis, with a spy logger and the error/resync metrics recorded; `start`
+ * adds another node on the same settings.
+ */
 export async function startOutagePair(
   connection: Pick<RedisClusterOptions, 'url' | 'clusterMode' | 'rootNodes' | 'routing'> & {
     keyPrefix: string;
     channel: string;
   },
   started: RedisClusterNode[],
+  timing: HeartbeatTiming = { heartbeatMs: HEARTBEAT_MS, deadAfterMs: DEAD_AFTER_MS },
 ) {
   const logger = spyLogger();
   const errors = vi.fn<(operation: string) => void>();
   const resynced = vi.fn();
-  const make = (nodeId: string) => {
+  const start = async (nodeId: string, listener = recordingListener()) => {
     const node = createRedisClusterNode({
       ...connection,
+      ...timing,
       nodeId,
-      heartbeatMs: HEARTBEAT_MS,
-      deadAfterMs: DEAD_AFTER_MS,
       timeout: 1,
       logger,
       metrics: { error: errors, resynced },
     });
     started.push(node);
+    await node.start(listener);
     return node;
   };
-  const a = make('a');
-  const b = make('b');
   const aListener = recordingListener();
   const bListener = recordingListener();
-  await a.start(aListener);
-  await b.start(bListener);
-  return { a, b, aListener, bListener, logger, errors, resynced };
+  const a = await start('a', aListener);
+  const b = await start('b', bListener);
+  /** The nodes that rewrote their share of the cluster state so far, one entry per rewrite. */
+  const rewrites = () =>
+    logger.info.mock.calls
+      .filter(([message]) => message === 'rewrote this node share of the cluster state')
+      .map(([, fields]) => fields?.nodeId);
+  return { a, b, aListener, bListener, logger, errors, resynced, rewrites, start };
 }

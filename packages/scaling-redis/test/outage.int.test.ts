@@ -22,9 +22,12 @@ describe.each(['interest', 'broadcast'] as const)(
   (routing) => {
     it('keeps the server running, then resubscribes and rebuilds each node share from its local state', async () => {
       const prefix = `outage-${routing}:`;
-      const { a, b, aListener, bListener, logger, errors, resynced } = await startOutagePair(
+      // Each node reconnects on its own backoff (up to 2 s apart): the dead-after window, which bounds how long a
+      // node waits for the others to resubscribe before it announces its members again, is wider than that.
+      const { a, b, aListener, bListener, logger, errors, resynced, rewrites } = await startOutagePair(
         { url: redis.url, keyPrefix: prefix, channel: `${prefix}broadcast`, routing },
         nodes,
+        { heartbeatMs: HEARTBEAT_MS, deadAfterMs: 5000 },
       );
       // With interest routing, b hears the channel 'news' only as a subscriber of it.
       const interested = routing === 'interest';
@@ -79,9 +82,11 @@ describe.each(['interest', 'broadcast'] as const)(
       );
 
       // A fresh, empty Redis on the same port: everything the cluster knew is gone.
+      const before = rewrites().length;
       await redis.restart();
       await eventually(async () => {
         expect(resynced).toHaveBeenCalledTimes(2);
+        expect(rewrites().slice(before).sort()).toEqual(['a', 'b']);
         expect(await b.connectionCount('1')).toBe(3);
         expect((await a.presenceUsers('1', 'presence-room')).sort()).toEqual(['alice', 'bob']);
         expect(await a.channel('1', 'presence-room')).toEqual({ subscriptionCount: 2, userCount: 2 });
@@ -107,6 +112,46 @@ describe.each(['interest', 'broadcast'] as const)(
         expect(bListener.deliveries.some((delivery) => delivery.frame === after)).toBe(true);
       });
       expect(logger.info).toHaveBeenCalledWith('redis available again', expect.any(Object));
+    });
+
+    it('keeps beating while it waits for a node that never comes back, so no node takes it for dead', async () => {
+      const prefix = `outage-wait-${routing}:`;
+      // After the outage, a waits up to deadAfterMs for every node it knew to resubscribe before it announces
+      // alice again. The window is wide enough that nothing else (a busy machine) makes a node miss it.
+      const timing = { heartbeatMs: 250, deadAfterMs: 1500 };
+      const { a, aListener, logger, rewrites, start } = await startOutagePair(
+        { url: redis.url, keyPrefix: prefix, channel: `${prefix}broadcast`, routing },
+        nodes,
+        timing,
+      );
+      const c = await start('c');
+      const room = { appId: '1', channel: 'presence-room', maxMembers: 10 };
+      const alice = { userId: 'alice', userInfo: { name: 'Alice' } };
+      await a.joinPresence({ ...room, socketId: '1.1', member: alice });
+      await a.setLocalSubscriptions('1', 'presence-room', 1);
+      aListener.state = {
+        connections: [],
+        subscriptions: [{ appId: '1', channel: 'presence-room', count: 1 }],
+        presence: [{ appId: '1', channel: 'presence-room', socketId: '1.1', member: alice }],
+      };
+      // A few beats, so each node has seen all three alive.
+      await sleep(3 * timing.heartbeatMs);
+
+      await redis.kill();
+      c.crash(); // Gone while Redis was away: it never resubscribes.
+      const before = rewrites().length;
+      await redis.restart();
+      const waited = 'announcing presence changes before every node resubscribed';
+      await eventually(() => {
+        expect(logger.warn).toHaveBeenCalledWith(waited, { nodeId: 'a' });
+        expect(rewrites().slice(before).sort()).toEqual(['a', 'b']);
+      }, 30_000);
+      // Several heartbeats and dead-after windows past the wait: a lapse would show by now as a second rewrite of
+      // a's share (its own heartbeat found lapsed) or as a reap of a by b.
+      await sleep(2 * timing.deadAfterMs);
+      expect(rewrites().slice(before).sort()).toEqual(['a', 'b']);
+      expect(logger.warn).not.toHaveBeenCalledWith('reaping a dead node', expect.anything());
+      expect(await a.presenceUsers('1', 'presence-room')).toEqual(['alice']);
     });
   },
 );

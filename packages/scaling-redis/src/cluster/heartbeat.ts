@@ -30,6 +30,7 @@ export function createHeartbeat(
   let timer: NodeJS.Timeout | undefined;
   let running = false;
   let inFlight: Promise<void> | undefined;
+  let touching: Promise<void> | undefined;
 
   const appsOf = async (node: string) =>
     toStrings(await context.send(keys.nodeApps(node), 'SMEMBERS', keys.nodeApps(node)));
@@ -82,9 +83,14 @@ export function createHeartbeat(
     }
   }
 
-  async function beat(): Promise<void> {
+  /** Writes this node's heartbeat; a lapsed (or reaped) one means its share must be rewritten. */
+  async function mark(): Promise<void> {
     const reply = await runScript(link, lua.heartbeat, [keys.nodes], [nodeId, String(deadAfterMs)]);
     if (reply === 1) context.stale = true;
+  }
+
+  async function beat(): Promise<void> {
+    await mark();
     if (context.stale) await rooms.resync();
     // Left over from a resync or reap whose publish failed.
     await messaging.flushAnnouncements(true);
@@ -100,9 +106,24 @@ export function createHeartbeat(
     context.knownLive = (await context.liveNodes()).length;
   }
 
+  /**
+   * The heartbeat alone, while a beat is held up: a resync after an outage waits up to `deadAfterMs` for the other
+   * nodes to resubscribe, and a node silent that long would look dead to the others (who would reap it, taking its
+   * members away from every node) and to itself (which would rewrite its share once more).
+   */
+  function touch(): void {
+    touching ??= mark()
+      .catch((error: unknown) => context.fail('heartbeat', error))
+      .finally(() => {
+        touching = undefined;
+      });
+  }
+
   function tick(): Promise<void> {
     if (!running) return Promise.resolve();
-    if (!inFlight) {
+    if (inFlight) {
+      touch();
+    } else {
       inFlight = beat()
         .catch((error: unknown) => context.fail('heartbeat', error))
         .finally(() => {
@@ -125,7 +146,8 @@ export function createHeartbeat(
     async stop() {
       running = false;
       clearInterval(timer);
-      await inFlight;
+      // A heartbeat landing after `leave` would put this node back in the cluster's list, to be reaped later.
+      await Promise.all([inFlight, touching]);
     },
 
     halt() {
