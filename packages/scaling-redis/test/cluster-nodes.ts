@@ -180,15 +180,9 @@ export function spyLogger() {
   };
 }
 
-/** How often the nodes of a test beat, and how long a lapse makes one dead. */
-export interface HeartbeatTiming {
-  readonly heartbeatMs: number;
-  readonly deadAfterMs: number;
-}
-
 /**
- * Two started nodes (`a`, `b`) sharing a Redis, with a spy logger and the error/resync metrics recorded; `start`
- * adds another node on the same settings.
+ * Two started nodes (`a`, `b`) sharing a Redis, with a spy logger and the error/resync metrics recorded (`resynced`
+ * with the id of the node that rewrote its share); `start` adds another node on the same settings.
  */
 export async function startOutagePair(
   connection: Pick<RedisClusterOptions, 'url' | 'clusterMode' | 'rootNodes' | 'routing'> & {
@@ -196,11 +190,14 @@ export async function startOutagePair(
     channel: string;
   },
   started: RedisClusterNode[],
-  timing: HeartbeatTiming = { heartbeatMs: HEARTBEAT_MS, deadAfterMs: DEAD_AFTER_MS },
+  timing: Pick<RedisClusterOptions, 'heartbeatMs' | 'deadAfterMs'> = {
+    heartbeatMs: HEARTBEAT_MS,
+    deadAfterMs: DEAD_AFTER_MS,
+  },
 ) {
   const logger = spyLogger();
   const errors = vi.fn<(operation: string) => void>();
-  const resynced = vi.fn();
+  const resynced = vi.fn<(nodeId: string) => void>();
   const start = async (nodeId: string, listener = recordingListener()) => {
     const node = createRedisClusterNode({
       ...connection,
@@ -208,7 +205,7 @@ export async function startOutagePair(
       nodeId,
       timeout: 1,
       logger,
-      metrics: { error: errors, resynced },
+      metrics: { error: errors, resynced: () => resynced(nodeId) },
     });
     started.push(node);
     await node.start(listener);
@@ -218,10 +215,5 @@ export async function startOutagePair(
   const bListener = recordingListener();
   const a = await start('a', aListener);
   const b = await start('b', bListener);
-  /** The nodes that rewrote their share of the cluster state so far, one entry per rewrite. */
-  const rewrites = () =>
-    logger.info.mock.calls
-      .filter(([message]) => message === 'rewrote this node share of the cluster state')
-      .map(([, fields]) => fields?.nodeId);
-  return { a, b, aListener, bListener, logger, errors, resynced, rewrites, start };
+  return { a, b, aListener, bListener, logger, errors, resynced, start };
 }

@@ -24,7 +24,7 @@ describe.each(['interest', 'broadcast'] as const)(
       const prefix = `outage-${routing}:`;
       // Each node reconnects on its own backoff (up to 2 s apart): the dead-after window, which bounds how long a
       // node waits for the others to resubscribe before it announces its members again, is wider than that.
-      const { a, b, aListener, bListener, logger, errors, resynced, rewrites } = await startOutagePair(
+      const { a, b, aListener, bListener, logger, errors, resynced } = await startOutagePair(
         { url: redis.url, keyPrefix: prefix, channel: `${prefix}broadcast`, routing },
         nodes,
         { heartbeatMs: HEARTBEAT_MS, deadAfterMs: 5000 },
@@ -82,11 +82,10 @@ describe.each(['interest', 'broadcast'] as const)(
       );
 
       // A fresh, empty Redis on the same port: everything the cluster knew is gone.
-      const before = rewrites().length;
       await redis.restart();
       await eventually(async () => {
         expect(resynced).toHaveBeenCalledTimes(2);
-        expect(rewrites().slice(before).sort()).toEqual(['a', 'b']);
+        expect(resynced.mock.calls.flat().sort()).toEqual(['a', 'b']);
         expect(await b.connectionCount('1')).toBe(3);
         expect((await a.presenceUsers('1', 'presence-room')).sort()).toEqual(['alice', 'bob']);
         expect(await a.channel('1', 'presence-room')).toEqual({ subscriptionCount: 2, userCount: 2 });
@@ -119,7 +118,7 @@ describe.each(['interest', 'broadcast'] as const)(
       // After the outage, a waits up to deadAfterMs for every node it knew to resubscribe before it announces
       // alice again. The window is wide enough that nothing else (a busy machine) makes a node miss it.
       const timing = { heartbeatMs: 250, deadAfterMs: 1500 };
-      const { a, aListener, logger, rewrites, start } = await startOutagePair(
+      const { a, aListener, logger, resynced, start } = await startOutagePair(
         { url: redis.url, keyPrefix: prefix, channel: `${prefix}broadcast`, routing },
         nodes,
         timing,
@@ -139,17 +138,17 @@ describe.each(['interest', 'broadcast'] as const)(
 
       await redis.kill();
       c.crash(); // Gone while Redis was away: it never resubscribes.
-      const before = rewrites().length;
+      resynced.mockClear();
       await redis.restart();
       const waited = 'announcing presence changes before every node resubscribed';
       await eventually(() => {
         expect(logger.warn).toHaveBeenCalledWith(waited, { nodeId: 'a' });
-        expect(rewrites().slice(before).sort()).toEqual(['a', 'b']);
+        expect(resynced.mock.calls.flat().sort()).toEqual(['a', 'b']);
       }, 30_000);
       // Several heartbeats and dead-after windows past the wait: a lapse would show by now as a second rewrite of
       // a's share (its own heartbeat found lapsed) or as a reap of a by b.
       await sleep(2 * timing.deadAfterMs);
-      expect(rewrites().slice(before).sort()).toEqual(['a', 'b']);
+      expect(resynced.mock.calls.flat().sort()).toEqual(['a', 'b']);
       expect(logger.warn).not.toHaveBeenCalledWith('reaping a dead node', expect.anything());
       expect(await a.presenceUsers('1', 'presence-room')).toEqual(['alice']);
     });
