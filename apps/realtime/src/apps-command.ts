@@ -1,5 +1,5 @@
 import { parseArgs } from 'node:util';
-import type { PostgresAppStore, StoredApp } from '@herald/app-store-postgres';
+import type { AppFields, PostgresAppStore, StoredApp } from '@herald/app-store-postgres';
 import type { LogFields, Logger } from '@herald/protocol-core';
 import { openPostgresStore, servedAppOf } from './app-source.js';
 import { appSummary, NO_APPS } from './banner.js';
@@ -51,11 +51,17 @@ function parseSets(entries: readonly string[]): Record<string, unknown> {
   return changes;
 }
 
-/** Checks an app as it would be after a write with the config file's schema: key paths name what is wrong. */
-function checkApp(app: Record<string, unknown>): void {
-  const kept = Object.fromEntries(Object.entries(app).filter(([, value]) => value !== null));
-  const served = servedAppOf(kept as unknown as StoredApp);
+/**
+ * Checks an app as it would be after a write: against the table's columns (what the store itself refuses), then
+ * the config file's schema (the defaults the server applies); key paths name what is wrong.
+ */
+async function checkApp(app: Record<string, unknown>): Promise<AppFields> {
+  const { parseApp } = await import('@herald/app-store-postgres');
+  const columns = parseApp(app);
+  if (!columns.ok) refuse([`app ${String(app.id)}: ${columns.error.column}: ${columns.error.message}`]);
+  const served = servedAppOf(columns.value);
   if (!served.ok) refuse(served.problems.map((problem) => `app ${String(app.id)}: ${problem}`));
+  return columns.value;
 }
 
 function printApps(apps: readonly StoredApp[], config: RealtimeConfig): void {
@@ -112,8 +118,7 @@ async function run(action: Action, argv: string[], config: RealtimeConfig): Prom
           secret: values.secret ?? generateSecret(),
           ...(values.name !== undefined ? { name: values.name } : {}),
         };
-        checkApp(app);
-        const added = await store.add(app as unknown as StoredApp);
+        const added = await store.add(await checkApp(app));
         console.log(`Added app ${added.id}.`);
         printApps([added], config);
         if (values.secret === undefined) console.log(`    Secret (shown once): ${added.secret}\n`);
@@ -127,7 +132,7 @@ async function run(action: Action, argv: string[], config: RealtimeConfig): Prom
         const existing = await store.get(id as string);
         if (!existing) refuse([`apps ${action}: no app has the id "${id}"`]);
         const { previous_secrets: _previous, ...fields } = existing;
-        checkApp({ ...fields, ...changes });
+        await checkApp({ ...fields, ...changes });
         const updated = await store.update(id as string, changes);
         console.log(
           `${action === 'update' ? 'Updated' : action === 'enable' ? 'Enabled' : 'Disabled'} app ${updated.id}.`,

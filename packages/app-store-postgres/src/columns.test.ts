@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { checkFields, parseRow } from './columns.js';
+import { checkFields, parseApp, parseRow } from './columns.js';
 
 const now = Date.parse('2026-01-01T00:00:00Z');
 
@@ -71,6 +71,32 @@ describe('checkFields', () => {
     expect(checkFields({ ping_interval: 0 }, false)).toMatchObject({
       ok: false,
       error: { column: 'ping_interval' },
+    });
+  });
+});
+
+describe('parseApp', () => {
+  it('takes a whole app, leaving null columns out so the app’s defaults apply', () => {
+    expect(
+      parseApp({ id: 'a', key: 'k', secret: 's', name: null, allowed_origins: ['https://a.example'] }),
+    ).toEqual({
+      ok: true,
+      value: { id: 'a', key: 'k', secret: 's', allowed_origins: ['https://a.example'] },
+    });
+  });
+
+  it('refuses a key that is not a column, a missing secret and a value of the wrong kind', () => {
+    expect(parseApp({ id: 'a', key: 'k', secret: 's', colour: 'red' })).toEqual({
+      ok: false,
+      error: { column: 'colour', message: 'is not a column of the app table' },
+    });
+    expect(parseApp({ id: 'a', key: 'k' })).toEqual({
+      ok: false,
+      error: { column: 'secret', message: 'is required' },
+    });
+    expect(parseApp({ id: 'a', key: 'k', secret: 's', max_connections: 1.5 })).toEqual({
+      ok: false,
+      error: { column: 'max_connections', message: 'must be a positive integer' },
     });
   });
 });

@@ -1,4 +1,6 @@
 import { fail, ok, type PreviousSecret, type Result } from '@herald/protocol-core';
+import { isObject } from './internal/is-object.js';
+import { readPreviousSecrets } from './previous-secrets.js';
 
 /**
  * An application as the table stores it: the same keys as the config file's `applications[]` (snake_case), a
@@ -42,58 +44,133 @@ export interface StoredApp {
 /** The columns an app may be written with: everything but the rotation bookkeeping. */
 export type AppFields = Omit<StoredApp, 'previous_secrets'>;
 
-type Kind = 'text' | 'int' | 'number' | 'bool' | 'client_events' | 'origins' | 'webhooks' | 'object';
-
-interface Column {
-  readonly name: keyof AppFields;
-  readonly kind: Kind;
-  readonly required?: true;
+/** How one kind of column is stored, and which values it takes. */
+export interface ColumnKind<T> {
+  /** The column's PostgreSQL type. */
+  readonly sql: string;
+  /** Whether values travel as JSON text (the jsonb columns). */
+  readonly json: boolean;
+  /** What is wrong with a value the kind refuses. */
+  readonly expected: string;
+  accepts(value: unknown): value is T;
 }
 
-// One table drives the DDL, the reads and the writes, so a column can never be added to one and not the others.
-export const COLUMNS: readonly Column[] = [
-  { name: 'id', kind: 'text', required: true },
-  { name: 'key', kind: 'text', required: true },
-  { name: 'secret', kind: 'text', required: true },
-  { name: 'name', kind: 'text' },
-  { name: 'max_connections', kind: 'int' },
-  { name: 'enable_client_messages', kind: 'bool' },
-  { name: 'accept_client_events_from', kind: 'client_events' },
-  { name: 'enable_statistics', kind: 'bool' },
-  { name: 'enable_debug', kind: 'bool' },
-  { name: 'allowed_origins', kind: 'origins' },
-  { name: 'ping_interval', kind: 'number' },
-  { name: 'activity_timeout', kind: 'number' },
-  { name: 'max_message_size', kind: 'int' },
-  { name: 'max_connection_messages_per_second', kind: 'int' },
-  { name: 'connection_rate_limit_terminate', kind: 'bool' },
-  { name: 'enabled', kind: 'bool' },
-  { name: 'max_presence_members_per_channel', kind: 'int' },
-  { name: 'max_presence_member_size_in_kb', kind: 'number' },
-  { name: 'max_event_payload_in_kb', kind: 'number' },
-  { name: 'max_event_batch_size', kind: 'int' },
-  { name: 'max_event_channels_at_once', kind: 'int' },
-  { name: 'max_event_name_length', kind: 'int' },
-  { name: 'max_channel_name_length', kind: 'int' },
-  { name: 'max_backend_events_per_second', kind: 'number' },
-  { name: 'max_frontend_events_per_second', kind: 'number' },
-  { name: 'max_read_requests_per_second', kind: 'number' },
-  { name: 'webhooks', kind: 'webhooks' },
-  { name: 'webhook_batching', kind: 'object' },
-];
-
-const COLUMN_NAMES: ReadonlySet<string> = new Set(COLUMNS.map((column) => column.name));
-
-export const SQL_TYPES: Record<Kind, string> = {
-  text: 'text',
-  int: 'integer',
-  number: 'double precision',
-  bool: 'boolean',
-  client_events: 'text',
-  origins: 'jsonb',
-  webhooks: 'jsonb',
-  object: 'jsonb',
+const text: ColumnKind<string> = {
+  sql: 'text',
+  json: false,
+  expected: 'must be a non-empty string',
+  accepts: (value): value is string => typeof value === 'string' && value !== '',
 };
+
+const positiveInteger: ColumnKind<number> = {
+  sql: 'integer',
+  json: false,
+  expected: 'must be a positive integer',
+  accepts: (value): value is number => typeof value === 'number' && Number.isInteger(value) && value > 0,
+};
+
+const positiveNumber: ColumnKind<number> = {
+  sql: 'double precision',
+  json: false,
+  expected: 'must be a positive number',
+  accepts: (value): value is number => typeof value === 'number' && Number.isFinite(value) && value > 0,
+};
+
+const flag: ColumnKind<boolean> = {
+  sql: 'boolean',
+  json: false,
+  expected: 'must be true or false',
+  accepts: (value): value is boolean => typeof value === 'boolean',
+};
+
+const clientEvents: ColumnKind<'all' | 'members' | 'none'> = {
+  sql: 'text',
+  json: false,
+  expected: 'must be "all", "members" or "none"',
+  accepts: (value): value is 'all' | 'members' | 'none' =>
+    value === 'all' || value === 'members' || value === 'none',
+};
+
+const origins: ColumnKind<readonly string[]> = {
+  sql: 'jsonb',
+  json: true,
+  expected: 'must be a non-empty JSON array of origins (strings)',
+  accepts: (value): value is readonly string[] =>
+    Array.isArray(value) &&
+    value.length > 0 &&
+    value.every((origin) => typeof origin === 'string' && origin !== ''),
+};
+
+const objects: ColumnKind<readonly Record<string, unknown>[]> = {
+  sql: 'jsonb',
+  json: true,
+  expected: 'must be a JSON array of objects',
+  accepts: (value): value is readonly Record<string, unknown>[] =>
+    Array.isArray(value) && value.every(isObject),
+};
+
+const object: ColumnKind<Record<string, unknown>> = {
+  sql: 'jsonb',
+  json: true,
+  expected: 'must be a JSON object',
+  accepts: isObject,
+};
+
+type ColumnName = keyof AppFields;
+type ColumnValue<K extends ColumnName> = NonNullable<AppFields[K]>;
+
+// Every key of an app with the kind whose values it takes, so the compiler holds the two together. Mapped over the
+// alias rather than `keyof AppFields` directly: every key is then required here, optional or not in the app.
+type ColumnKinds = { readonly [K in ColumnName]: ColumnKind<ColumnValue<K>> };
+
+// One table drives the DDL, the reads and the writes, so a column can never be added to one and not the others.
+// Its order is the order columns are added and checked in.
+const KINDS: ColumnKinds = {
+  id: text,
+  key: text,
+  secret: text,
+  name: text,
+  max_connections: positiveInteger,
+  enable_client_messages: flag,
+  accept_client_events_from: clientEvents,
+  enable_statistics: flag,
+  enable_debug: flag,
+  allowed_origins: origins,
+  ping_interval: positiveNumber,
+  activity_timeout: positiveNumber,
+  max_message_size: positiveInteger,
+  max_connection_messages_per_second: positiveInteger,
+  connection_rate_limit_terminate: flag,
+  enabled: flag,
+  max_presence_members_per_channel: positiveInteger,
+  max_presence_member_size_in_kb: positiveNumber,
+  max_event_payload_in_kb: positiveNumber,
+  max_event_batch_size: positiveInteger,
+  max_event_channels_at_once: positiveInteger,
+  max_event_name_length: positiveInteger,
+  max_channel_name_length: positiveInteger,
+  max_backend_events_per_second: positiveNumber,
+  max_frontend_events_per_second: positiveNumber,
+  max_read_requests_per_second: positiveNumber,
+  webhooks: objects,
+  webhook_batching: object,
+};
+
+const REQUIRED: ReadonlySet<string> = new Set<keyof AppFields>(['id', 'key', 'secret']);
+
+/** Whether a name is a column of the app table. */
+export const isColumn = (name: string): name is keyof AppFields => Object.hasOwn(KINDS, name);
+
+/** One column of the app table. */
+export interface Column {
+  readonly name: keyof AppFields;
+  readonly kind: ColumnKind<unknown>;
+  readonly required: boolean;
+}
+
+export const COLUMNS: readonly Column[] = Object.keys(KINDS)
+  .filter(isColumn)
+  .map((name) => ({ name, kind: KINDS[name], required: REQUIRED.has(name) }));
 
 /** Why a row or a write was refused: the column at fault and what is wrong with its value. */
 export interface ColumnProblem {
@@ -101,37 +178,44 @@ export interface ColumnProblem {
   readonly message: string;
 }
 
-const isObject = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
+/** What is wrong with a non-null value of a column, or undefined when its kind takes it. */
+function problemWith(name: keyof AppFields, value: unknown): string | undefined {
+  const kind = KINDS[name];
+  return kind.accepts(value) ? undefined : kind.expected;
+}
 
-/** Checks one non-null value against its column's kind; returns what is wrong, or undefined. */
-function problemWith(kind: Kind, value: unknown): string | undefined {
-  switch (kind) {
-    case 'text':
-      return typeof value === 'string' && value !== '' ? undefined : 'must be a non-empty string';
-    case 'int':
-      return Number.isInteger(value) && (value as number) > 0 ? undefined : 'must be a positive integer';
-    case 'number':
-      return typeof value === 'number' && Number.isFinite(value) && value > 0
-        ? undefined
-        : 'must be a positive number';
-    case 'bool':
-      return typeof value === 'boolean' ? undefined : 'must be true or false';
-    case 'client_events':
-      return value === 'all' || value === 'members' || value === 'none'
-        ? undefined
-        : 'must be "all", "members" or "none"';
-    case 'origins':
-      return Array.isArray(value) &&
-        value.length > 0 &&
-        value.every((origin) => typeof origin === 'string' && origin !== '')
-        ? undefined
-        : 'must be a non-empty JSON array of origins (strings)';
-    case 'webhooks':
-      return Array.isArray(value) && value.every(isObject) ? undefined : 'must be a JSON array of objects';
-    case 'object':
-      return isObject(value) ? undefined : 'must be a JSON object';
+/** An app while its columns are read one by one. */
+type AppDraft = { -readonly [K in keyof AppFields]?: AppFields[K] };
+
+/** Keeps a value in the draft when its column takes it; returns what is wrong otherwise. */
+function take<K extends ColumnName>(draft: AppDraft, name: K, value: unknown): string | undefined {
+  const kind = KINDS[name];
+  if (!kind.accepts(value)) return kind.expected;
+  draft[name] = value;
+  return undefined;
+}
+
+/**
+ * Reads every column of an app from `fields` in the table's order: NULL (or absent) columns are left out so the
+ * app's defaults apply, a required one missing or a value of the wrong kind is refused. Other keys are ignored.
+ */
+function readColumns(fields: Readonly<Record<string, unknown>>): Result<AppFields, ColumnProblem> {
+  const draft: AppDraft = {};
+  for (const { name, required } of COLUMNS) {
+    const value = fields[name];
+    if (value === null || value === undefined) {
+      if (required) return fail({ column: name, message: 'is required' });
+      continue;
+    }
+    const problem = take(draft, name, value);
+    if (problem) return fail({ column: name, message: problem });
   }
+  // The loop refused a missing required column already; this tells the compiler.
+  const { id, key, secret } = draft;
+  if (id === undefined || key === undefined || secret === undefined) {
+    return fail({ column: 'id', message: 'is required' });
+  }
+  return ok({ ...draft, id, key, secret });
 }
 
 /**
@@ -143,36 +227,31 @@ export function checkFields(
   complete: boolean,
 ): Result<Record<string, unknown>, ColumnProblem> {
   for (const name of Object.keys(fields)) {
-    if (!COLUMN_NAMES.has(name)) return fail({ column: name, message: 'is not a column of the app table' });
+    if (!isColumn(name)) return fail({ column: name, message: 'is not a column of the app table' });
   }
   const checked: Record<string, unknown> = {};
-  for (const column of COLUMNS) {
-    const value = fields[column.name];
+  for (const { name, required } of COLUMNS) {
+    const value = fields[name];
     if (value === undefined || value === null) {
-      if (column.required && (complete || value === null))
-        return fail({ column: column.name, message: 'is required' });
-      if (value === null) checked[column.name] = null;
+      if (required && (complete || value === null)) return fail({ column: name, message: 'is required' });
+      if (value === null) checked[name] = null;
       continue;
     }
-    const problem = problemWith(column.kind, value);
-    if (problem) return fail({ column: column.name, message: problem });
-    checked[column.name] = value;
+    const problem = problemWith(name, value);
+    if (problem) return fail({ column: name, message: problem });
+    checked[name] = value;
   }
   return ok(checked);
 }
 
-function parsePreviousSecrets(value: unknown, now: number): Result<PreviousSecret[], string> {
-  if (value === null || value === undefined) return ok([]);
-  if (!Array.isArray(value)) return fail('must be a JSON array');
-  const secrets: PreviousSecret[] = [];
-  for (const entry of value) {
-    const until = isObject(entry) && typeof entry.until === 'string' ? Date.parse(entry.until) : Number.NaN;
-    if (!isObject(entry) || typeof entry.secret !== 'string' || entry.secret === '' || Number.isNaN(until)) {
-      return fail('must hold {"secret": string, "until": timestamp} entries');
-    }
-    if (until > now) secrets.push({ secret: entry.secret, until });
-  }
-  return ok(secrets);
+/**
+ * Checks a whole app as `add` takes it: every key a column, every value of its column's kind, `id`, `key` and
+ * `secret` present; `null` columns are left out so the app's defaults apply.
+ */
+export function parseApp(fields: Readonly<Record<string, unknown>>): Result<AppFields, ColumnProblem> {
+  const stranger = Object.keys(fields).find((name) => !isColumn(name));
+  if (stranger !== undefined) return fail({ column: stranger, message: 'is not a column of the app table' });
+  return readColumns(fields);
 }
 
 /** A row as read, turned into a {@link StoredApp}; the app id (when readable) names it in the problem. */
@@ -181,19 +260,9 @@ export type RowResult = Result<StoredApp, ColumnProblem & { readonly appId: stri
 /** Reads one table row; NULL columns are left out so the app's defaults apply, expired previous secrets too. */
 export function parseRow(row: Readonly<Record<string, unknown>>, now: number = Date.now()): RowResult {
   const appId = typeof row.id === 'string' && row.id !== '' ? row.id : '(no id)';
-  const app: Record<string, unknown> = {};
-  for (const column of COLUMNS) {
-    const value = row[column.name];
-    if (value === null || value === undefined) {
-      if (column.required) return fail({ appId, column: column.name, message: 'is required' });
-      continue;
-    }
-    const problem = problemWith(column.kind, value);
-    if (problem) return fail({ appId, column: column.name, message: problem });
-    app[column.name] = value;
-  }
-  const previous = parsePreviousSecrets(row.previous_secrets, now);
+  const app = readColumns(row);
+  if (!app.ok) return fail({ appId, ...app.error });
+  const previous = readPreviousSecrets(row.previous_secrets, now);
   if (!previous.ok) return fail({ appId, column: 'previous_secrets', message: previous.error });
-  if (previous.value.length > 0) app.previous_secrets = previous.value;
-  return ok(app as unknown as StoredApp);
+  return ok(previous.value.length > 0 ? { ...app.value, previous_secrets: previous.value } : app.value);
 }

@@ -2,18 +2,19 @@ export {
   type AppFields,
   type ColumnProblem,
   checkFields,
+  parseApp,
   parseRow,
   type RowResult,
   type StoredApp,
 } from './columns.js';
 export { AppStorePostgresError, type AppStorePostgresErrorCode, isAppStorePostgresError } from './errors.js';
+export { generateSecret } from './generate-secret.js';
 export { type LogFields, type Logger, silentLogger } from './logger.js';
+export type { AppStoreMetrics } from './metrics.js';
 export { migrationSql, type TableNames, tableNames } from './migration.js';
 export {
-  type AppStoreMetrics,
   createPostgresAppStore,
-  generateSecret,
   type PostgresAppStore,
   type PostgresAppStoreOptions,
-  type RotatedSecret,
 } from './postgres-app-store.js';
+export type { RotatedSecret } from './queries.js';

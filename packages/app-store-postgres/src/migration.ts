@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { COLUMNS, SQL_TYPES } from './columns.js';
+import { COLUMNS } from './columns.js';
 import { AppStorePostgresError } from './errors.js';
 
 /** Where the app table lives, with every name the migration derives from it. */
@@ -45,7 +45,7 @@ export function tableNames(schema: string, table: string): TableNames {
 export function migrationSql(names: TableNames): string {
   const { schema, table, qualified, channel } = names;
   const columns = COLUMNS.filter((column) => !column.required).map(
-    (column) => `ALTER TABLE ${qualified} ADD COLUMN IF NOT EXISTS ${column.name} ${SQL_TYPES[column.kind]};`,
+    (column) => `ALTER TABLE ${qualified} ADD COLUMN IF NOT EXISTS ${column.name} ${column.kind.sql};`,
   );
   const notify = `"${schema}"."${table}_notify"`;
   return `

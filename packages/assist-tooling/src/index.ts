@@ -68,8 +68,9 @@ export {
   type DocsScope,
   DocsSearch,
 } from './mcp/docs/docs-index.js';
+export { ASSIST_TOOLS, enabledTools } from './mcp/enabled-tools.js';
 export { type LogEntry, parseLog, readLogEntries } from './mcp/log-files.js';
 export { GUIDELINES_URI } from './mcp/resources.js';
-export { ASSIST_TOOLS, createAssistServer, enabledTools, MCP_SERVER_NAME } from './mcp/server.js';
+export { createAssistServer, MCP_SERVER_NAME } from './mcp/server.js';
 export type { AssistTool, ToolContext } from './mcp/tools/tool.js';
 export { type InstalledPackage, type Project, readProject } from './project.js';

@@ -1,3 +1,5 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { z } from 'zod';
 import { AssistError, fail, ok, type Result } from '../errors.js';
 
@@ -50,4 +52,12 @@ export function serializeState(state: AssistState): string {
     rules: sorted(state.rules),
   };
   return `${JSON.stringify(out, null, 2)}\n`;
+}
+
+/** Reads the project's `assist.json`: undefined before the first `assist install`. */
+export function readState(root: string): Result<AssistState | undefined> {
+  const path = join(root, STATE_FILE);
+  if (!existsSync(path)) return ok(undefined);
+  const parsed = parseState(readFileSync(path, 'utf8'));
+  return parsed.ok ? ok(parsed.value) : parsed;
 }

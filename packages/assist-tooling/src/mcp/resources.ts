@@ -1,6 +1,6 @@
 import { type McpServer, ResourceTemplate } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { type Composition, composeForProject } from '../compose/compose-project.js';
 import type { AssistConfig } from '../config.js';
-import { type Composition, composeForProject } from '../install/run-assist.js';
 import { readProject } from '../project.js';
 import { readDocsFile } from './docs/docs-index.js';
 

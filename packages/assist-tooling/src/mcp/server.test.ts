@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { assistConfigSchema } from '../config.js';
-import { enabledTools } from './server.js';
+import { enabledTools } from './enabled-tools.js';
 
 const names = (raw: object) => enabledTools(assistConfigSchema.parse(raw)).map((tool) => tool.name);
 

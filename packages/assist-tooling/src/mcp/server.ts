@@ -2,17 +2,12 @@ import { readFileSync } from 'node:fs';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { type AssistConfig, defaultConfig } from '../config.js';
 import { DocsSearch } from './docs/docs-index.js';
+import { enabledTools } from './enabled-tools.js';
 import { readAppEnv } from './env-file.js';
 import { registerAssistResources } from './resources.js';
 import { errorResult } from './tool-result.js';
-import { execute, getRoute, listRoutes } from './tools/app-code.js';
-import { applicationInfo } from './tools/application-info.js';
-import { browserLogs } from './tools/browser-logs.js';
-import { databaseConnections, databaseQuery, databaseSchema } from './tools/database.js';
-import { lastError, readLogEntriesTool } from './tools/logs.js';
-import { configRead, currentTime, getAbsoluteUrl, listCommands } from './tools/project-tools.js';
 import { searchDocs } from './tools/search-docs.js';
-import type { AssistTool, ToolContext } from './tools/tool.js';
+import type { ToolContext } from './tools/tool.js';
 
 /** The name the `assist` MCP server announces to clients. */
 export const MCP_SERVER_NAME = 'assist-server';
@@ -20,36 +15,6 @@ export const MCP_SERVER_NAME = 'assist-server';
 const VERSION = (
   JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }
 ).version;
-
-/** Every tool the server can offer, in the order clients list them. */
-export const ASSIST_TOOLS: readonly AssistTool[] = [
-  applicationInfo,
-  browserLogs,
-  configRead,
-  currentTime,
-  databaseConnections,
-  databaseQuery,
-  databaseSchema,
-  execute,
-  getAbsoluteUrl,
-  getRoute,
-  lastError,
-  listCommands,
-  listRoutes,
-  readLogEntriesTool,
-  searchDocs,
-] as unknown as readonly AssistTool[];
-
-/** The tools a config turns on: opt-in ones only when enabled, then `mcp.tools.include` / `exclude`. */
-export function enabledTools(config: AssistConfig): AssistTool[] {
-  const { include, exclude } = config.mcp.tools;
-  return ASSIST_TOOLS.filter(
-    (tool) =>
-      (tool.optIn === undefined || tool.optIn(config)) &&
-      (include.length === 0 || include.includes(tool.name)) &&
-      !exclude.includes(tool.name),
-  );
-}
 
 /**
  * Creates the `assist` MCP server for a project; connect it to a transport (stdio for agents).

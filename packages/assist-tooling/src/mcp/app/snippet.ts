@@ -2,34 +2,27 @@
 // returns the value of the last expression. A TypeScript parser (acorn with the plugin Svelte maintains)
 // finds the statements, so `const a = 2; a * 21` on one line returns 42.
 import { tsPlugin } from '@sveltejs/acorn-typescript';
-import { Parser } from 'acorn';
+import { Parser, type Program } from 'acorn';
 
 const TypeScriptParser = Parser.extend(tsPlugin());
 
-interface Node {
-  type: string;
-  start: number;
-  end: number;
-  expression?: Node;
-}
-
 /** The module text a snippet runs as, or the parser's message (with line and column) when it does not parse. */
 export function snippetModule(code: string): { ok: true; source: string } | { ok: false; error: string } {
-  let program: { body: Node[] };
+  let program: Program;
   try {
     program = TypeScriptParser.parse(code, {
       ecmaVersion: 'latest',
       sourceType: 'module',
       allowAwaitOutsideFunction: true,
       allowReturnOutsideFunction: true,
-    }) as unknown as { body: Node[] };
+    });
   } catch (error) {
     return { ok: false, error: `The code does not parse as TypeScript: ${(error as Error).message}` };
   }
   const imports = program.body.filter((node) => node.type === 'ImportDeclaration');
   const last = program.body.at(-1);
   const edits: { start: number; end: number; text: string }[] = [];
-  if (last?.type === 'ExpressionStatement' && last.expression) {
+  if (last?.type === 'ExpressionStatement') {
     const { start, end } = last.expression;
     edits.push({ start: last.start, end: last.end, text: `return (${code.slice(start, end)});` });
   }

@@ -110,11 +110,13 @@ interface PgClient {
   query(query: string | { text: string; rowMode: 'array'; queryMode?: 'extended' }): Promise<PgResult>;
   end(): Promise<void>;
 }
+type PgClientClass = new (options: object) => PgClient;
 
 async function openPostgres(load: Load, url: string, timeoutMs: number): Promise<SqlClient> {
-  const pg = (await load('pg')) as { default?: { Client: new (options: object) => PgClient } };
-  const Client =
-    pg.default?.Client ?? (pg as unknown as { Client: new (options: object) => PgClient }).Client;
+  // pg is CommonJS: its Client is a named export under ESM interop, or on the default export.
+  const pg = (await load('pg')) as { default?: { Client?: PgClientClass }; Client?: PgClientClass };
+  const Client = pg.default?.Client ?? pg.Client;
+  if (!Client) throw new Error('The installed pg package exports no Client.');
   const client = new Client({
     connectionString: url,
     application_name: 'assist',
