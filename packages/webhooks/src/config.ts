@@ -1,6 +1,5 @@
 import { fail, ok, type Result } from '@herald/protocol-core';
 import { z } from 'zod';
-import type { BatchingOptions, WebhookDispatcherOptions } from './dispatcher.js';
 import { WEBHOOK_EVENT_TYPES } from './events.js';
 
 // The config shape soketi users already write (`applications[].webhooks`), with snake_case keys, for
@@ -178,29 +177,4 @@ export function parseWebhooksEnv(
   }
   if (problems.length > 0) return fail(problems);
   return ok(app === undefined ? { byApp } : { app, byApp });
-}
-
-/** Turns validated batching settings into the dispatcher's (and a `WebhookApp`'s) `batching` option. */
-export function batchingFromConfig(batching: WebhookBatchingConfig): BatchingOptions {
-  return { enabled: batching.enabled, windowMs: batching.window_ms, maxEvents: batching.max_events };
-}
-
-/** Turns validated server-wide settings into the matching `createWebhookDispatcher` options. */
-export function dispatcherSettingsFromConfig(
-  settings: WebhookSettingsConfig,
-): Pick<
-  WebhookDispatcherOptions,
-  'batching' | 'retry' | 'requestTimeoutMs' | 'maxQueuedPerApp' | 'concurrency'
-> {
-  return {
-    batching: batchingFromConfig(settings.batching),
-    retry: {
-      maxElapsedMs: settings.retry.max_elapsed_ms,
-      baseMs: settings.retry.base_ms,
-      maxMs: settings.retry.max_ms,
-    },
-    requestTimeoutMs: settings.request_timeout_ms,
-    maxQueuedPerApp: settings.max_queued_per_app,
-    concurrency: settings.concurrency,
-  };
 }
