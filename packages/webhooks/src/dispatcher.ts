@@ -4,7 +4,7 @@ import { createDeliveryAttempt } from './delivery-attempt.js';
 import { createDeliveryLoop, type DeliveryLoop } from './delivery-loop.js';
 import { WebhooksError } from './errors.js';
 import type { WebhookEvent } from './events.js';
-import { createHeldEvents } from './held-events.js';
+import { createAppEventCounts } from './internal/app-event-counts.js';
 import { messageOf } from './internal/log-fields.js';
 import { createSettler } from './internal/settle.js';
 import { createTargetLookup, wants } from './internal/targets.js';
@@ -116,7 +116,7 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
   const settings = settingsOf(options, queue);
   const logger = options.logger ?? silentLogger;
   const consumer = options.consumer ?? `webhooks-${randomBytes(6).toString('hex')}`;
-  const held = createHeldEvents();
+  const held = createAppEventCounts();
   const metrics = createDispatcherMetrics(options.metrics, async () => held.total() + (await queue.depth()));
   const throttled = createThrottledLog();
   const drop = (appId: string, reason: DropReason, events: number) => {

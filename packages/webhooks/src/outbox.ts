@@ -1,5 +1,5 @@
 import type { Batch } from './batcher.js';
-import type { HeldEvents } from './held-events.js';
+import type { AppEventCounts } from './internal/app-event-counts.js';
 import { messageOf, safeUrl } from './internal/log-fields.js';
 import { delay } from './internal/wait.js';
 import type { Logger } from './logger.js';
@@ -35,7 +35,8 @@ interface Entry {
 export function createOutbox(options: {
   readonly queue: WebhookQueue;
   readonly maxQueuedPerApp: number;
-  readonly held: HeldEvents;
+  /** Events of each app held in this process: released once the queue took or refused them. */
+  readonly held: AppEventCounts;
   /** Leaves out overtaken events (with `isStillTrue`); without it, every event is queued. */
   readonly staleCheck?: StaleCheck | undefined;
   readonly signal: AbortSignal;
@@ -101,7 +102,7 @@ export function createOutbox(options: {
         if (queueTrouble && job) logger.info('webhook queue accepts jobs again', {});
         if (job) queueTrouble = false;
         entries.shift();
-        held.release(entry.batch.appId, entry.batch.events.length);
+        held.add(entry.batch.appId, -entry.batch.events.length);
         if (outcome === 'full' && job) {
           metrics.request(job.appId, 'dropped');
           options.drop(job.appId, 'queue_full', job.events);
