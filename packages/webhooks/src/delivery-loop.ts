@@ -63,32 +63,33 @@ export function createDeliveryLoop(options: {
     inFlight.add(running);
   };
 
-  const claim = async (free: number, troubled: boolean): Promise<boolean> => {
+  /** The last claim failed: say so once, and once more when the queue answers again. */
+  let troubled = false;
+  const claim = async (free: number) => {
     try {
       const jobs = await queue.claim(options.consumer, free);
       if (troubled) logger.info('webhook queue answers again', {});
+      troubled = false;
       idle = jobs.length === 0 && inFlight.size === 0;
       claimRound += 1;
       if (signal.aborted) {
         // Claimed while stopping: hand them straight back.
         for (const job of jobs) await options.settler.retryLater(job, 0);
-        return false;
+        return;
       }
       for (const job of jobs) start(job);
-      return false;
     } catch (error) {
       if (!troubled) logger.warn('webhook queue claim failed', { error: messageOf(error) });
+      troubled = true;
       idle = false;
-      return true;
     }
   };
 
   const loop = (async () => {
-    let troubled = false;
     while (!signal.aborted) {
       kicked = false;
       const free = options.concurrency - inFlight.size;
-      if (free > 0) troubled = await claim(free, troubled);
+      if (free > 0) await claim(free);
       if (kicked || signal.aborted) continue;
       await new Promise<void>((resolve) => {
         const timer = setTimeout(resolve, options.pollMs);

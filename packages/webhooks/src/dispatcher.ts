@@ -16,7 +16,6 @@ import type { WebhookDispatcherOptions } from './options.js';
 import { createOutbox, type Outbox } from './outbox.js';
 import type { WebhookQueue } from './queue.js';
 import { createSender } from './sender.js';
-import { createStaleCheck } from './stale-check.js';
 import { createThrottledLog } from './throttled-log.js';
 
 /** Options of {@link WebhookDispatcher.close}. */
@@ -160,23 +159,11 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
     settler,
     logger,
   });
-  const isStillTrue = options.isStillTrue;
   const outbox = createOutbox({
     queue,
     maxQueuedPerApp: settings.maxQueuedPerApp,
     held,
-    staleCheck:
-      isStillTrue &&
-      createStaleCheck(isStillTrue, (appId, event, error) =>
-        throttled(`check\u0000${appId}`, 1, (count) =>
-          logger.warn('webhook event check failed; queueing the event as emitted', {
-            appId,
-            event: event.name,
-            events: count,
-            error: messageOf(error),
-          }),
-        ),
-      ),
+    isStillTrue: options.isStillTrue,
     signal: stop.signal,
     onQueued: loop.kick,
     drop,

@@ -4,8 +4,9 @@ import { messageOf, safeUrl } from './internal/log-fields.js';
 import { delay } from './internal/wait.js';
 import type { Logger } from './logger.js';
 import type { DispatcherMetrics, DropReason } from './metrics.js';
+import type { WebhookEventCheck } from './options.js';
 import type { WebhookJob, WebhookQueue } from './queue.js';
-import type { StaleCheck } from './stale-check.js';
+import { createStaleCheck } from './stale-check.js';
 import type { ThrottledLog } from './throttled-log.js';
 
 /** How long to wait before offering a job again to a queue that refused it (a Redis that is away). */
@@ -37,8 +38,8 @@ export function createOutbox(options: {
   readonly maxQueuedPerApp: number;
   /** Events of each app held in this process: released once the queue took or refused them. */
   readonly held: AppEventCounts;
-  /** Leaves out overtaken events (with `isStillTrue`); without it, every event is queued. */
-  readonly staleCheck?: StaleCheck | undefined;
+  /** Tells which events were overtaken, to leave them out; without it, every event is queued. */
+  readonly isStillTrue?: WebhookEventCheck | undefined;
   readonly signal: AbortSignal;
   /** A job was queued: the delivery loop may have work. */
   readonly onQueued: () => void;
@@ -51,6 +52,19 @@ export function createOutbox(options: {
   const entries: Entry[] = [];
   let pumping = false;
   let queueTrouble = false;
+  const { isStillTrue } = options;
+  const staleCheck =
+    isStillTrue &&
+    createStaleCheck(isStillTrue, (appId, event, error) =>
+      options.throttled(`check\u0000${appId}`, 1, (count) =>
+        logger.warn('webhook event check failed; queueing the event as emitted', {
+          appId,
+          event: event.name,
+          events: count,
+          error: messageOf(error),
+        }),
+      ),
+    );
 
   const jobOf = (entry: Entry, events: Batch['events']): WebhookJob => ({
     lane: entry.batch.target.lane,
@@ -65,7 +79,7 @@ export function createOutbox(options: {
   /** The job to queue now, without the events a later change overtook (`undefined` when none is left). */
   const current = async (entry: Entry): Promise<WebhookJob | undefined> => {
     const { appId, events, target } = entry.batch;
-    const kept = options.staleCheck ? await options.staleCheck(appId, events) : events;
+    const kept = staleCheck ? await staleCheck(appId, events) : events;
     const stale = events.length - kept.length;
     if (stale > 0) {
       metrics.stale(appId, stale);
