@@ -5,15 +5,19 @@ import { WEBHOOK_EVENT_TYPES } from './events.js';
 // The config shape soketi users already write (`applications[].webhooks`), with snake_case keys, for
 // apps/realtime to embed in its own schema: every problem then carries its key path.
 
-/** Headers the dispatcher sets itself; a webhook's own `headers` may not replace them. */
-const RESERVED_HEADERS = ['content-type', 'x-pusher-key', 'x-pusher-signature'];
+/** Headers the dispatcher sets itself (lower case); a webhook's own `headers` may not replace them. */
+export const RESERVED_HEADERS: ReadonlySet<string> = new Set([
+  'content-type',
+  'x-pusher-key',
+  'x-pusher-signature',
+]);
 const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 
 const headersSchema = z.record(z.string(), z.string()).superRefine((headers, ctx) => {
   for (const [name, value] of Object.entries(headers)) {
     if (!HEADER_NAME.test(name)) {
       ctx.addIssue({ code: 'custom', path: [name], message: 'is not a valid HTTP header name' });
-    } else if (RESERVED_HEADERS.includes(name.toLowerCase())) {
+    } else if (RESERVED_HEADERS.has(name.toLowerCase())) {
       ctx.addIssue({
         code: 'custom',
         path: [name],

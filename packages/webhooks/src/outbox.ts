@@ -48,11 +48,10 @@ export function createOutbox(options: {
   readonly logger: Logger;
   readonly throttled: ThrottledLog;
 }): Outbox {
-  const { queue, held, metrics, logger } = options;
+  const { queue, held, metrics, logger, isStillTrue } = options;
   const entries: Entry[] = [];
   let pumping = false;
   let queueTrouble = false;
-  const { isStillTrue } = options;
   const staleCheck =
     isStillTrue &&
     createStaleCheck(isStillTrue, (appId, event, error) =>

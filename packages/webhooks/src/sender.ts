@@ -1,10 +1,8 @@
 import { signWebhook } from '@herald/protocol-core';
+import { RESERVED_HEADERS } from './config.js';
 import { messageOf } from './internal/log-fields.js';
 import type { WebhookApp, WebhookFetch } from './options.js';
 import type { WebhookJob } from './queue.js';
-
-/** Headers the receiver verifies: a webhook's own headers never stand in for them. */
-const RESERVED = new Set(['content-type', 'x-pusher-key', 'x-pusher-signature']);
 
 /** What one request came to: the answer's status, or why there was none. */
 export type SendResult = { readonly status: number } | { readonly failure: string };
@@ -23,7 +21,8 @@ export function signedHeaders(
 ): Record<string, string> {
   const headers: Record<string, string> = {};
   for (const [name, value] of Object.entries(own)) {
-    if (!RESERVED.has(name.toLowerCase())) headers[name] = value;
+    // The config refuses these, but an app built by hand could still carry one: never let it stand in for ours.
+    if (!RESERVED_HEADERS.has(name.toLowerCase())) headers[name] = value;
   }
   headers['Content-Type'] = 'application/json';
   headers['X-Pusher-Key'] = app.key;
