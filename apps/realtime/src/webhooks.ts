@@ -3,6 +3,7 @@ import {
   batchingFromConfig,
   createWebhookDispatcher,
   dispatcherSettingsFromConfig,
+  subjectOf,
   type WebhookApp,
   type WebhookDispatcher,
   type WebhookEvent,
@@ -54,23 +55,20 @@ export function createEventCheck(
   };
   const details = (appId: string, channel: string) =>
     shared(`c\u0000${appId}\u0000${channel}`, () => server.channel(appId, channel));
-  const occupied = (appId: string, channel: string) => details(appId, channel).then((now) => now.occupied);
   const members = (appId: string, channel: string) =>
     shared(`p\u0000${appId}\u0000${channel}`, () => server.presenceUsers(appId, channel));
   return (appId: string, event: WebhookEvent) => {
-    switch (event.name) {
-      case 'channel_occupied':
-        return occupied(appId, event.channel);
-      case 'channel_vacated':
-        return occupied(appId, event.channel).then((now) => !now);
-      case 'member_added':
-        return members(appId, event.channel).then((users) => users.includes(event.user_id));
-      case 'member_removed':
-        return members(appId, event.channel).then((users) => !users.includes(event.user_id));
-      case 'subscription_count':
-        return details(appId, event.channel).then(
-          (now) => now.subscriptionCount === event.subscription_count,
+    // The package lists the kinds of events that can go stale; this only reads each subject's state now.
+    const subject = subjectOf(event);
+    switch (subject?.kind) {
+      case 'occupancy':
+        return details(appId, subject.channel).then((now) => now.occupied === subject.occupied);
+      case 'membership':
+        return members(appId, subject.channel).then(
+          (users) => users.includes(subject.userId) === subject.member,
         );
+      case 'subscription_count':
+        return details(appId, subject.channel).then((now) => now.subscriptionCount === subject.count);
       default:
         return true;
     }

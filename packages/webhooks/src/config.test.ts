@@ -1,11 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import {
-  dispatcherSettingsFromConfig,
-  parseWebhookList,
-  parseWebhooksEnv,
-  webhookListSchema,
-  webhookSettingsSchema,
-} from './config.js';
+import { parseWebhookList, parseWebhooksEnv, webhookListSchema, webhookSettingsSchema } from './config.js';
+import { dispatcherSettingsFromConfig } from './options-from-config.js';
 
 const soketiStyle = [
   {

@@ -1,20 +1,23 @@
 import { fail, ok, type Result } from '@herald/protocol-core';
 import { z } from 'zod';
-import type { BatchingOptions, WebhookDispatcherOptions } from './dispatcher.js';
 import { WEBHOOK_EVENT_TYPES } from './events.js';
 
 // The config shape soketi users already write (`applications[].webhooks`), with snake_case keys, for
 // apps/realtime to embed in its own schema: every problem then carries its key path.
 
-/** Headers the dispatcher sets itself; a webhook's own `headers` may not replace them. */
-const RESERVED_HEADERS = ['content-type', 'x-pusher-key', 'x-pusher-signature'];
+/** Headers the dispatcher sets itself (lower case); a webhook's own `headers` may not replace them. */
+export const RESERVED_HEADERS: ReadonlySet<string> = new Set([
+  'content-type',
+  'x-pusher-key',
+  'x-pusher-signature',
+]);
 const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 
 const headersSchema = z.record(z.string(), z.string()).superRefine((headers, ctx) => {
   for (const [name, value] of Object.entries(headers)) {
     if (!HEADER_NAME.test(name)) {
       ctx.addIssue({ code: 'custom', path: [name], message: 'is not a valid HTTP header name' });
-    } else if (RESERVED_HEADERS.includes(name.toLowerCase())) {
+    } else if (RESERVED_HEADERS.has(name.toLowerCase())) {
       ctx.addIssue({
         code: 'custom',
         path: [name],
@@ -178,29 +181,4 @@ export function parseWebhooksEnv(
   }
   if (problems.length > 0) return fail(problems);
   return ok(app === undefined ? { byApp } : { app, byApp });
-}
-
-/** Turns validated batching settings into the dispatcher's (and a `WebhookApp`'s) `batching` option. */
-export function batchingFromConfig(batching: WebhookBatchingConfig): BatchingOptions {
-  return { enabled: batching.enabled, windowMs: batching.window_ms, maxEvents: batching.max_events };
-}
-
-/** Turns validated server-wide settings into the matching `createWebhookDispatcher` options. */
-export function dispatcherSettingsFromConfig(
-  settings: WebhookSettingsConfig,
-): Pick<
-  WebhookDispatcherOptions,
-  'batching' | 'retry' | 'requestTimeoutMs' | 'maxQueuedPerApp' | 'concurrency'
-> {
-  return {
-    batching: batchingFromConfig(settings.batching),
-    retry: {
-      maxElapsedMs: settings.retry.max_elapsed_ms,
-      baseMs: settings.retry.base_ms,
-      maxMs: settings.retry.max_ms,
-    },
-    requestTimeoutMs: settings.request_timeout_ms,
-    maxQueuedPerApp: settings.max_queued_per_app,
-    concurrency: settings.concurrency,
-  };
 }

@@ -1,7 +1,5 @@
 export { type RetryOptions, retryDelay } from './backoff.js';
 export {
-  batchingFromConfig,
-  dispatcherSettingsFromConfig,
   parseWebhookList,
   parseWebhooksEnv,
   type WebhookBatchingConfig,
@@ -14,16 +12,7 @@ export {
   webhookSchema,
   webhookSettingsSchema,
 } from './config.js';
-export {
-  type BatchingOptions,
-  type CloseOptions,
-  createWebhookDispatcher,
-  type WebhookApp,
-  type WebhookDispatcher,
-  type WebhookDispatcherOptions,
-  type WebhookEventCheck,
-  type WebhookFetch,
-} from './dispatcher.js';
+export { type CloseOptions, createWebhookDispatcher, type WebhookDispatcher } from './dispatcher.js';
 export { isWebhooksError, WebhooksError, type WebhooksErrorCode } from './errors.js';
 export {
   type CacheMissEvent,
@@ -42,4 +31,13 @@ export {
 export { type LogFields, type Logger, silentLogger } from './logger.js';
 export { createMemoryWebhookQueue, type MemoryWebhookQueueOptions } from './memory-queue.js';
 export type { DropReason, RequestOutcome } from './metrics.js';
+export type {
+  BatchingOptions,
+  WebhookApp,
+  WebhookDispatcherOptions,
+  WebhookEventCheck,
+  WebhookFetch,
+} from './options.js';
+export { batchingFromConfig, dispatcherSettingsFromConfig } from './options-from-config.js';
 export type { ClaimedWebhookJob, EnqueueOutcome, WebhookJob, WebhookQueue } from './queue.js';
+export { subjectOf, type WebhookSubject } from './subject.js';

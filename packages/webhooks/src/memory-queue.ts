@@ -1,3 +1,4 @@
+import { createAppEventCounts } from './internal/app-event-counts.js';
 import type { ClaimedWebhookJob, EnqueueOutcome, WebhookJob, WebhookQueue } from './queue.js';
 
 /** Options of {@link createMemoryWebhookQueue}. */
@@ -29,14 +30,8 @@ export function createMemoryWebhookQueue(options: MemoryWebhookQueueOptions = {}
   const now = options.now ?? Date.now;
   // Map keeps insertion order, so lanes are served oldest first.
   const lanes = new Map<string, Entry[]>();
-  const queuedByApp = new Map<string, number>();
+  const queuedByApp = createAppEventCounts();
   let nextId = 0;
-
-  const count = (appId: string, delta: number) => {
-    const next = (queuedByApp.get(appId) ?? 0) + delta;
-    if (next <= 0) queuedByApp.delete(appId);
-    else queuedByApp.set(appId, next);
-  };
 
   const held = (job: ClaimedWebhookJob): { lane: Entry[]; entry: Entry } | undefined => {
     const lane = lanes.get(job.lane);
@@ -49,13 +44,13 @@ export function createMemoryWebhookQueue(options: MemoryWebhookQueueOptions = {}
   return {
     leaseMs,
     async enqueue(job, limits = {}): Promise<EnqueueOutcome> {
-      const queued = queuedByApp.get(job.appId) ?? 0;
+      const queued = queuedByApp.of(job.appId);
       if (limits.maxEvents !== undefined && queued + job.events > limits.maxEvents) return 'full';
       const entry: Entry = { id: String(++nextId), job, attempts: 0, notBefore: 0, consumer: undefined };
       const lane = lanes.get(job.lane);
       if (lane) lane.push(entry);
       else lanes.set(job.lane, [entry]);
-      count(job.appId, job.events);
+      queuedByApp.add(job.appId, job.events);
       return 'queued';
     },
     async claim(consumer, max) {
@@ -76,7 +71,7 @@ export function createMemoryWebhookQueue(options: MemoryWebhookQueueOptions = {}
       if (!found) return false;
       found.lane.shift();
       if (found.lane.length === 0) lanes.delete(job.lane);
-      count(job.appId, -found.entry.job.events);
+      queuedByApp.add(job.appId, -found.entry.job.events);
       return true;
     },
     async retryLater(job, delayMs) {
@@ -88,10 +83,7 @@ export function createMemoryWebhookQueue(options: MemoryWebhookQueueOptions = {}
       return true;
     },
     async depth(appId) {
-      if (appId !== undefined) return queuedByApp.get(appId) ?? 0;
-      let total = 0;
-      for (const events of queuedByApp.values()) total += events;
-      return total;
+      return appId === undefined ? queuedByApp.total() : queuedByApp.of(appId);
     },
   };
 }

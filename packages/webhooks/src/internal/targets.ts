@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { WebhookConfig } from '../config.js';
 import type { WebhookEvent } from '../events.js';
+import type { WebhookApp } from '../options.js';
 
 /** Where a batch goes: one URL with one set of headers. Webhook entries that share both share a target. */
 export interface Target {
@@ -51,3 +52,19 @@ export function compileTargets(appId: string, webhooks: readonly WebhookConfig[]
 /** Whether a target wants an event. */
 export const wants = (target: Target, event: WebhookEvent): boolean =>
   target.filters.some((filter) => filter(event));
+
+/** Looks up an app's targets, compiled once per app object (the same object while the app is unchanged). */
+export type TargetLookup = (appId: string, app: WebhookApp) => readonly Target[];
+
+/** Creates a {@link TargetLookup} with its own cache. */
+export function createTargetLookup(): TargetLookup {
+  const compiled = new WeakMap<WebhookApp, Target[]>();
+  return (appId, app) => {
+    let targets = compiled.get(app);
+    if (!targets) {
+      targets = compileTargets(appId, app.webhooks);
+      compiled.set(app, targets);
+    }
+    return targets;
+  };
+}
