@@ -29,6 +29,7 @@ export {
   type RealtimeServer,
   type RealtimeServerOptions,
 } from './server.js';
+export { type CLibrary, describeCLibrary } from './transport/c-library.js';
 export { nativeBuildAdvice, type SelectedTransport, selectTransport } from './transport/select.js';
 export {
   type HttpExchange,
@@ -51,3 +52,10 @@ export {
   type UwsAttempt,
   type UwsLoad,
 } from './transport/uws-loader.js';
+export { diagnoseNativeUws } from './transport/uws-diagnosis.js';
+export type {
+  OtherNodeLine,
+  UwsCandidateReport,
+  UwsDiagnosis,
+  UwsVerdict,
+} from './transport/uws-report.js';
