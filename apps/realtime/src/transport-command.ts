@@ -42,7 +42,10 @@ export function formatDiagnosis(diagnosis: UwsDiagnosis): string {
  * machine and why the others do not. With `--expect`, exits 1 when the server would run another transport, so an
  * image build can stop on a base where the native build does not load.
  */
-export function transportCommand(argv: string[], fail: (lines: readonly string[], source: string) => never): void {
+export function transportCommand(
+  argv: string[],
+  fail: (lines: readonly string[], source: string) => never,
+): void {
   const { values } = parseArgs({
     args: argv,
     options: { json: { type: 'boolean' }, expect: { type: 'string' } },

@@ -45,6 +45,7 @@ export {
   type TransportSocket,
   type UpgradeRequest,
 } from './transport/types.js';
+export { diagnoseNativeUws } from './transport/uws-diagnosis.js';
 export {
   loadNativeUws,
   type NativeUws,
@@ -52,7 +53,6 @@ export {
   type UwsAttempt,
   type UwsLoad,
 } from './transport/uws-loader.js';
-export { diagnoseNativeUws } from './transport/uws-diagnosis.js';
 export type {
   OtherNodeLine,
   UwsCandidateReport,

@@ -4,7 +4,6 @@ import { type CLibrary, describeCLibrary, runtimeCLibrary } from './c-library.js
 import { compareVersions, type GlibcNeed, readGlibcNeeds } from './elf-glibc-needs.js';
 import { describeAbi, isSupportedAbi } from './node-abi.js';
 import { adviseNativeUws } from './uws-advice.js';
-import type { OtherNodeLine, UwsCandidateReport, UwsDiagnosis } from './uws-report.js';
 import {
   isNativeModule,
   type LocatedCandidate,
@@ -13,6 +12,7 @@ import {
   runtimeTarget,
   UWS_CANDIDATES,
 } from './uws-loader.js';
+import type { OtherNodeLine, UwsCandidateReport, UwsDiagnosis } from './uws-report.js';
 
 /** The glibc versions a binary needs that this system's glibc is older than. */
 function missingGlibc(binary: string, libc: CLibrary): GlibcNeed[] | undefined {

@@ -159,9 +159,11 @@ function tryCandidate(name: string, requireFrom: NodeJS.Require): { uws: NativeU
   if ('problem' in located) return { reason: located.problem };
   const { version, file, binary, source } = located;
   const { platform, arch, abi } = runtimeTarget();
-  if (!binary) return { reason: `version ${version} has no build for Node ABI ${abi} on ${platform}-${arch}` };
+  if (!binary)
+    return { reason: `version ${version} has no build for Node ABI ${abi} on ${platform}-${arch}` };
   const loaded = loadBinary(binary, requireFrom);
-  if ('error' in loaded) return { reason: `version ${version}: ${file} does not load here (${loaded.error})` };
+  if ('error' in loaded)
+    return { reason: `version ${version}: ${file} does not load here (${loaded.error})` };
   if (!isNativeModule(loaded.module)) return { reason: `version ${version}: ${file} is not a native build` };
   return { uws: { module: loaded.module, source, binary } };
 }
