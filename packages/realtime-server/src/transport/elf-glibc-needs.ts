@@ -74,6 +74,11 @@ export function readGlibcNeeds(file: string): GlibcNeed[] | undefined {
   } catch {
     return undefined;
   }
+  return glibcNeedsOf(bytes);
+}
+
+/** {@link readGlibcNeeds} on the bytes of a file. */
+export function glibcNeedsOf(bytes: Buffer): GlibcNeed[] | undefined {
   // \x7fELF, 64-bit, little-endian: the only layout the bundled Linux builds use.
   if (bytes.length < 64 || bytes.readUInt32BE(0) !== 0x7f454c46 || bytes[4] !== 2 || bytes[5] !== 1)
     return undefined;
