@@ -1,9 +1,9 @@
-import { execFileSync, spawn } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
-import { homedir, tmpdir } from 'node:os';
+import { spawn } from 'node:child_process';
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { nodeOf, runOn as run } from './node-lines.js';
 import { BIN } from './run-bin.js';
 
 // `realtime transport` and the start-up banner, run from the built bin on each Node line, as a user reads them.
@@ -11,52 +11,11 @@ import { BIN } from './run-bin.js';
 // @trufflesuite one has Node ≤ 20 builds that load on older glibc. The expectations follow this machine's glibc, so
 // on Debian 12 (glibc 2.36) Node 20 runs native and Node 22 and 24 fall back to portable with the glibc reason named.
 
-const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 const GLIBC_SYMBOLS = '__isoc23_sscanf, __isoc23_strtol, __isoc23_strtoul';
 const glibc = (process.report.getReport() as { header?: { glibcVersionRuntime?: string } }).header
   ?.glibcVersionRuntime;
 const newGlibc = glibc !== undefined && Number(glibc.split('.')[1]) >= 38;
 const ABI: Record<string, string> = { '20': '115', '22': '127', '24': '137' };
-
-/** A Node binary of a major line: this process's own, one `.ci/node-line` cached, or `.ci/node-line` fetching it. */
-function nodeOf(major: string): string {
-  if (process.versions.node.split('.')[0] === major) return process.execPath;
-  const cache =
-    process.env.HERALD_NODE_CACHE ??
-    join(process.env.XDG_CACHE_HOME ?? join(homedir(), '.cache'), 'herald/node');
-  const cached = existsSync(cache)
-    ? readdirSync(cache)
-        .filter((name) => name.startsWith(`${major}.`) && existsSync(join(cache, name, 'bin/node')))
-        .sort((a, b) => a.localeCompare(b, undefined, { numeric: true }))
-        .at(-1)
-    : undefined;
-  if (cached) return join(cache, cached, 'bin/node');
-  return execFileSync('bash', [join(ROOT, '.ci/node-line'), major], { encoding: 'utf8' }).trim();
-}
-
-interface Run {
-  readonly code: number | null;
-  readonly stdout: string;
-  readonly stderr: string;
-}
-
-function run(node: string, args: string[], env: NodeJS.ProcessEnv = {}): Promise<Run> {
-  return new Promise((resolve) => {
-    const child = spawn(node, [BIN, ...args], {
-      cwd: mkdtempSync(join(tmpdir(), 'herald-transport-')),
-      env: { PATH: process.env.PATH, ...env },
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk) => (stdout += chunk));
-    child.stderr.on('data', (chunk) => (stderr += chunk));
-    const timer = setTimeout(() => child.kill('SIGKILL'), 30_000);
-    child.on('exit', (code) => {
-      clearTimeout(timer);
-      resolve({ code, stdout, stderr });
-    });
-  });
-}
 
 /** Starts `realtime server` on a Node binary, reads its banner, and stops it. */
 function banner(node: string, env: NodeJS.ProcessEnv = {}): Promise<string> {
