@@ -8,7 +8,13 @@
 // Usage: node ceiling-ws.mjs <port>
 import { createServer } from 'node:http';
 import { WebSocketServer } from 'ws';
-import { connectionEstablished, createPresence, frame, PONG } from './lib/ceiling-protocol.mjs';
+import {
+  connectionEstablished,
+  createPresence,
+  dispatchFrame,
+  frame,
+  subscribed,
+} from './lib/ceiling-protocol.mjs';
 
 const MAX_BACKPRESSURE = 1024 * 1024;
 const port = Number(process.argv[2] ?? 0);
@@ -47,27 +53,22 @@ function leave(ws, channel) {
   if (removed) publish(channel, removed);
 }
 
-function onMessage(ws, message) {
-  const parsed = JSON.parse(message.toString());
-  const { event, data } = parsed;
-  if (event === 'pusher:subscribe') {
-    subscribe(ws, data.channel);
-    if (data.channel.startsWith('presence-')) {
-      const joined = presence.join(data.channel, data.channel_data);
-      ws.state.members.set(data.channel, joined.userId);
-      if (joined.added) publish(data.channel, joined.added, ws);
-      ws.send(joined.succeeded);
-    } else {
-      ws.send(frame('pusher_internal:subscription_succeeded', data.channel, '{}'));
+const ops = {
+  subscribe(ws, channel, channelData) {
+    subscribe(ws, channel);
+    if (!channel.startsWith('presence-')) {
+      ws.send(subscribed(channel));
+      return;
     }
-  } else if (event === 'pusher:unsubscribe') {
-    leave(ws, data.channel);
-  } else if (event === 'pusher:ping') {
-    ws.send(PONG);
-  } else if (event.startsWith('client-')) {
-    publish(parsed.channel, frame(event, parsed.channel, data), ws);
-  }
-}
+    const joined = presence.join(channel, channelData);
+    ws.state.members.set(channel, joined.userId);
+    if (joined.added) publish(channel, joined.added, ws);
+    ws.send(joined.succeeded);
+  },
+  unsubscribe: leave,
+  send: (ws, text) => ws.send(text),
+  clientEvent: (ws, channel, text) => publish(channel, text, ws),
+};
 
 const wss = new WebSocketServer({
   noServer: true,
@@ -94,7 +95,7 @@ const server = createServer((req, res) => {
 server.on('upgrade', (req, socket, head) => {
   wss.handleUpgrade(req, socket, head, (ws) => {
     ws.state = { socketId: `${process.pid}.${nextId++}`, channels: new Set(), members: new Map() };
-    ws.on('message', (message) => onMessage(ws, message));
+    ws.on('message', (message) => dispatchFrame(ws, message.toString(), ops));
     ws.on('close', () => {
       for (const channel of [...ws.state.channels]) leave(ws, channel);
     });

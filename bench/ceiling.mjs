@@ -6,7 +6,13 @@
 // the ceiling runs on every Node line where Herald runs native; where none loads, it says why and exits.
 // Usage: node ceiling.mjs <port>
 import { loadNativeUws } from '@herald/realtime-server';
-import { connectionEstablished, createPresence, frame, PONG } from './lib/ceiling-protocol.mjs';
+import {
+  connectionEstablished,
+  createPresence,
+  dispatchFrame,
+  frame,
+  subscribed,
+} from './lib/ceiling-protocol.mjs';
 
 const load = loadNativeUws();
 if (!load.ok) {
@@ -38,6 +44,19 @@ function leave(ws, channel) {
   if (removed) app.publish(channel, removed);
 }
 
+const ops = {
+  subscribe(ws, channel, channelData) {
+    if (channel.startsWith('presence-')) join(ws, channel, channelData);
+    else {
+      ws.subscribe(channel);
+      ws.send(subscribed(channel));
+    }
+  },
+  unsubscribe: leave,
+  send: (ws, text) => ws.send(text),
+  clientEvent: (ws, channel, text) => ws.publish(channel, text),
+};
+
 const app = uws.App();
 app.ws('/*', {
   idleTimeout: 0,
@@ -55,23 +74,7 @@ app.ws('/*', {
   open: (ws) => {
     ws.send(connectionEstablished(ws.getUserData().socketId));
   },
-  message: (ws, message) => {
-    const parsed = JSON.parse(decoder.decode(message));
-    const { event, data } = parsed;
-    if (event === 'pusher:subscribe') {
-      if (data.channel.startsWith('presence-')) join(ws, data.channel, data.channel_data);
-      else {
-        ws.subscribe(data.channel);
-        ws.send(frame('pusher_internal:subscription_succeeded', data.channel, '{}'));
-      }
-    } else if (event === 'pusher:unsubscribe') {
-      leave(ws, data.channel);
-    } else if (event === 'pusher:ping') {
-      ws.send(PONG);
-    } else if (event.startsWith('client-')) {
-      ws.publish(parsed.channel, frame(event, parsed.channel, data));
-    }
-  },
+  message: (ws, message) => dispatchFrame(ws, decoder.decode(message), ops),
   close: (ws) => {
     for (const channel of [...ws.getUserData().members.keys()]) leave(ws, channel);
   },

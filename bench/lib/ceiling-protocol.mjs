@@ -15,7 +15,27 @@ export function connectionEstablished(socketId) {
   );
 }
 
-export const PONG = '{"event":"pusher:pong","data":"{}"}';
+const PONG = '{"event":"pusher:pong","data":"{}"}';
+
+/** The answer to subscribing to a channel that is not a presence channel. */
+export function subscribed(channel) {
+  return frame('pusher_internal:subscription_succeeded', channel, '{}');
+}
+
+/**
+ * Reads one client frame and hands it to the ceiling's own socket operations (`ops` is one object per server, so
+ * nothing is allocated per frame beyond the parse): `subscribe(ws, channel, channelData)`,
+ * `unsubscribe(ws, channel)`, `send(ws, text)`, `clientEvent(ws, channel, text)` (to the channel, sender excluded).
+ */
+export function dispatchFrame(ws, text, ops) {
+  const parsed = JSON.parse(text);
+  const { event, data } = parsed;
+  if (event === 'pusher:subscribe') ops.subscribe(ws, data.channel, data.channel_data);
+  else if (event === 'pusher:unsubscribe') ops.unsubscribe(ws, data.channel);
+  else if (event === 'pusher:ping') ops.send(ws, PONG);
+  else if (event.startsWith('client-'))
+    ops.clientEvent(ws, parsed.channel, frame(event, parsed.channel, data));
+}
 
 /** channel -> Map(user_id -> { info, sockets }): a member counts once however many sockets it has. */
 export function createPresence() {

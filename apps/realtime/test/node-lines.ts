@@ -1,4 +1,4 @@
-import { execFileSync, spawn } from 'node:child_process';
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -32,21 +32,32 @@ export interface Run {
   readonly stderr: string;
 }
 
-/** Runs `realtime <args>` on a Node binary, in a fresh working directory, with only PATH and `env`. */
+/** A `realtime` process on a Node binary, with what it printed so far. */
+export interface Spawned {
+  readonly child: ChildProcess;
+  readonly output: { stdout: string; stderr: string };
+}
+
+/** Starts `realtime <args>` on a Node binary, in a fresh working directory, with only PATH and `env`. */
+export function spawnOn(node: string, args: string[], env: NodeJS.ProcessEnv = {}): Spawned {
+  const child = spawn(node, [BIN, ...args], {
+    cwd: mkdtempSync(join(tmpdir(), 'herald-transport-')),
+    env: { PATH: process.env.PATH, ...env },
+  });
+  const output = { stdout: '', stderr: '' };
+  child.stdout?.on('data', (chunk) => (output.stdout += chunk));
+  child.stderr?.on('data', (chunk) => (output.stderr += chunk));
+  return { child, output };
+}
+
+/** Runs `realtime <args>` on a Node binary to its end (killed after 30 s). */
 export function runOn(node: string, args: string[], env: NodeJS.ProcessEnv = {}): Promise<Run> {
+  const { child, output } = spawnOn(node, args, env);
   return new Promise((resolve) => {
-    const child = spawn(node, [BIN, ...args], {
-      cwd: mkdtempSync(join(tmpdir(), 'herald-transport-')),
-      env: { PATH: process.env.PATH, ...env },
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk) => (stdout += chunk));
-    child.stderr.on('data', (chunk) => (stderr += chunk));
     const timer = setTimeout(() => child.kill('SIGKILL'), 30_000);
     child.on('exit', (code) => {
       clearTimeout(timer);
-      resolve({ code, stdout, stderr });
+      resolve({ code, ...output });
     });
   });
 }

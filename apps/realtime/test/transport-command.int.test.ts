@@ -1,10 +1,8 @@
-import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { nodeOf, runOn as run } from './node-lines.js';
-import { BIN } from './run-bin.js';
+import { nodeOf, runOn as run, spawnOn } from './node-lines.js';
 
 // `realtime transport` and the start-up banner, run from the built bin on each Node line, as a user reads them.
 // Which build loads depends on the machine's glibc: the bundled @btc-vision build needs glibc 2.38, the bundled
@@ -19,27 +17,21 @@ const ABI: Record<string, string> = { '20': '115', '22': '127', '24': '137' };
 
 /** Starts `realtime server` on a Node binary, reads its banner, and stops it. */
 function banner(node: string, env: NodeJS.ProcessEnv = {}): Promise<string> {
-  const child = spawn(node, [BIN, 'server', '--port', '0', '--host', '127.0.0.1'], {
-    cwd: mkdtempSync(join(tmpdir(), 'herald-transport-')),
-    env: { PATH: process.env.PATH, ...env },
-  });
-  let stdout = '';
-  let stderr = '';
+  const { child, output } = spawnOn(node, ['server', '--port', '0', '--host', '127.0.0.1'], env);
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => {
       child.kill('SIGKILL');
-      reject(new Error(`no banner:\n${stdout}\n${stderr}`));
+      reject(new Error(`no banner:\n${output.stdout}\n${output.stderr}`));
     }, 30_000);
-    child.stderr.on('data', (chunk) => (stderr += chunk));
-    child.stdout.on('data', (chunk) => {
-      stdout += chunk;
-      if (!stdout.includes('REST API')) return;
+    child.stdout?.on('data', () => {
+      if (!output.stdout.includes('REST API')) return;
       clearTimeout(timer);
-      child.once('exit', () => resolve(stdout));
+      child.once('exit', () => resolve(output.stdout));
       child.kill('SIGTERM');
     });
     child.once('exit', (code) => {
-      if (!stdout.includes('REST API')) reject(new Error(`exited with ${code}:\n${stdout}\n${stderr}`));
+      if (!output.stdout.includes('REST API'))
+        reject(new Error(`exited with ${code}:\n${output.stdout}\n${output.stderr}`));
     });
   });
 }
