@@ -9,7 +9,10 @@ import { BIN } from './run-bin.js';
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 
-/** A Node binary of a major line: this process's own, one `.ci/node-line` cached, or `.ci/node-line` fetching it. */
+/**
+ * A Node binary of a major line: this process's own, one `.ci/node-line` cached, the `node` on PATH, or
+ * `.ci/node-line` fetching it.
+ */
 export function nodeOf(major: string): string {
   if (process.versions.node.split('.')[0] === major) return process.execPath;
   const cache =
@@ -22,6 +25,12 @@ export function nodeOf(major: string): string {
         .at(-1)
     : undefined;
   if (cached) return join(cache, cached, 'bin/node');
+  // The machine's own Node, when a test runs on another line (as .ci/node-lines does).
+  const onPath = execFileSync('node', ['-p', 'process.execPath + " " + process.versions.node'], {
+    encoding: 'utf8',
+  }).trim();
+  const [path = '', version = ''] = onPath.split(' ');
+  if (version.split('.')[0] === major) return path;
   return execFileSync('bash', [join(ROOT, '.ci/node-line'), major], { encoding: 'utf8' }).trim();
 }
 
