@@ -153,4 +153,11 @@ describe('the realtime commands the deploy files name', () => {
     }
     expect(new Set(named)).toEqual(new Set(['server', 'transport']));
   });
+
+  it('pass only build arguments the Dockerfile declares', () => {
+    const declared = [...dockerfile.matchAll(/^ARG (\w+)/gm)].map((match) => match[1]);
+    const passed = [...`${dockerfile}\n${readme}`.matchAll(/--build-arg (\w+)=/g)].map((match) => match[1]);
+    expect(new Set(passed)).toEqual(new Set(['NODE_IMAGE', 'EXPECT_TRANSPORT']));
+    for (const name of passed) expect(declared, name).toContain(name);
+  });
 });
