@@ -28,17 +28,23 @@ function listSymbols(needs: readonly GlibcNeed[]): string {
   return symbols.length > 5 ? `${shown} and ${symbols.length - 5} more` : shown;
 }
 
+/** "uws_linux_x64_127.node needs glibc 2.38 (for …), and this system has glibc 2.36". */
+function glibcShortfall(binary: string, missing: readonly GlibcNeed[], libc: CLibrary): string {
+  const newest = missing[0]?.version ?? '?';
+  return (
+    `${basename(binary)} needs glibc ${newest} (for ${listSymbols(missing)}), ` +
+    `and this system has ${describeCLibrary(libc)}`
+  );
+}
+
 /** Why a build that exists for this Node did not load, told from the file and the loader's message. */
 function explainFailure(binary: string, error: string, libc: CLibrary): Omit<UwsCandidateReport, 'name'> {
   const file = basename(binary);
   const missing = missingGlibc(binary, libc);
   if (missing) {
-    const newest = missing[0]?.version ?? '?';
     return {
       verdict: 'libc_too_old',
-      reason:
-        `does not load: ${file} needs glibc ${newest} (for ${listSymbols(missing)}), ` +
-        `and this system has ${describeCLibrary(libc)}`,
+      reason: `does not load: ${glibcShortfall(binary, missing, libc)}`,
       missing,
     };
   }
@@ -71,7 +77,7 @@ function checkCandidate(
   if (context.earlier) {
     // Loading a second uWebSockets.js build into one process is asking for trouble; the file still tells its needs.
     const missing = missingGlibc(binary, context.libc);
-    const fits = missing ? `; ${explainFailure(binary, '', context.libc).reason}` : '';
+    const fits = missing ? `; ${glibcShortfall(binary, missing, context.libc)}` : '';
     const reason = `not tried: the server takes ${context.earlier} first${fits}`;
     return { name, source, verdict: 'not_tried', reason, abis };
   }
