@@ -1,9 +1,11 @@
 import { parseArgs } from 'node:util';
 import { describeCLibrary, diagnoseNativeUws, type UwsDiagnosis } from '@herald/realtime-server';
 
-/** The base of Herald's own container image, named where the check suggests an image. */
+/** The default base of Herald's own container image (deploy/Dockerfile's NODE_IMAGE; a deploy test keeps them equal). */
+export const DEFAULT_IMAGE = 'node:22-trixie-slim';
+
 const IMAGE_NOTE =
-  "Herald's container image (deploy/Dockerfile) is built on node:22-trixie-slim by default, where the bundled " +
+  `Herald's container image (deploy/Dockerfile) is built on ${DEFAULT_IMAGE} by default, where the bundled ` +
   'build loads for Node 22 and 24.';
 
 /** The check as a person reads it: this runtime, each candidate with its verdict, the outcome, the advice. */

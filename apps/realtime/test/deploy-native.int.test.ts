@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { UwsDiagnosis } from '@herald/realtime-server';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { DEFAULT_IMAGE } from '../src/transport-command.js';
 import { nodeOf, runOn } from './node-lines.js';
 
 // deploy/ and native speed, checked without a container runtime: the Dockerfile's default base is one the README
@@ -83,6 +84,8 @@ describe('deploy/Dockerfile and native speed', () => {
     const image = dockerArg('NODE_IMAGE');
     expect(native.filter((base) => base.isDefault).map((base) => base.image)).toEqual([image]);
     expect(dockerArg('EXPECT_TRANSPORT')).toBe('uws');
+    // `realtime transport` names the same default image in its advice.
+    expect(DEFAULT_IMAGE).toBe(image);
     // Both Node lines the issue names have a native base, and every row's Node is the image's own.
     expect(new Set(native.map((base) => base.node))).toEqual(new Set(['22', '24']));
     for (const base of [...native, ...portable])
