@@ -90,6 +90,11 @@ describe('deploy/Dockerfile and native speed', () => {
     expect(new Set(native.map((base) => base.node))).toEqual(new Set(['22', '24']));
     for (const base of [...native, ...portable])
       expect(base.image).toMatch(new RegExp(`^node:${base.node}-`));
+    // The bookworm and Alpine variants are documented, each saying it runs portable on purpose.
+    expect(portable.map((base) => base.image)).toEqual(
+      expect.arrayContaining(['node:22-bookworm-slim', 'node:22-alpine']),
+    );
+    expect(portable.every((base) => base.transport === 'portable' && base.expect === 'portable')).toBe(true);
   });
 
   it('states for each base a glibc that does, or does not, meet what the bundled build needs', () => {
