@@ -2,39 +2,37 @@
 // can reach on this machine. No validation, no signatures, no limits, no metrics: subscribe = ws.subscribe,
 // client events = ws.publish (sender excluded), REST trigger = JSON.parse the body + app.publish of one frame,
 // presence = a user count per channel and member_added/removed published to the topic.
+// The build is the one Herald's own loader picks on this Node (an official `uWebSockets.js`, else the bundled ones), so
+// the ceiling runs on every Node line where Herald runs native; where none loads, it says why and exits.
 // Usage: node ceiling.mjs <port>
-import { createRequire } from 'node:module';
+import { loadNativeUws } from '@herald/realtime-server';
+import {
+  connectionEstablished,
+  createPresence,
+  dispatchFrame,
+  frame,
+  subscribed,
+} from './lib/ceiling-protocol.mjs';
 
-const require = createRequire(import.meta.url);
-const uws = require('uWebSockets.js');
+const load = loadNativeUws();
+if (!load.ok) {
+  const tried = load.attempts.map((attempt) => `${attempt.name}: ${attempt.reason}`).join('; ');
+  console.error(`ceiling: no native uWebSockets.js build loads on Node ${process.versions.node}: ${tried}`);
+  process.exit(1);
+}
+const uws = load.uws.module;
 const port = Number(process.argv[2] ?? 0);
 const decoder = new TextDecoder();
-const presence = new Map(); // channel -> Map(user_id -> { info, sockets })
+const presence = createPresence();
 let nextId = 1;
 
-function frame(event, channel, data) {
-  return JSON.stringify(channel === undefined ? { event, data } : { event, channel, data });
-}
-
 function join(ws, channel, channelData) {
-  const member = JSON.parse(channelData);
-  const userId = String(member.user_id);
-  let members = presence.get(channel);
-  if (!members) {
-    members = new Map();
-    presence.set(channel, members);
-  }
-  const existing = members.get(userId);
-  if (existing) existing.sockets++;
-  else members.set(userId, { info: member.user_info, sockets: 1 });
-  ws.getUserData().members.set(channel, userId);
+  const joined = presence.join(channel, channelData);
+  ws.getUserData().members.set(channel, joined.userId);
   // uWS only publishes from a socket that has a subscription, so subscribe first (publish excludes the sender).
   ws.subscribe(channel);
-  if (!existing) ws.publish(channel, frame('pusher_internal:member_added', channel, JSON.stringify(member)));
-  const hash = {};
-  for (const [id, value] of members) hash[id] = value.info ?? null;
-  const roster = { presence: { count: members.size, ids: [...members.keys()], hash } };
-  ws.send(frame('pusher_internal:subscription_succeeded', channel, JSON.stringify(roster)));
+  if (joined.added) ws.publish(channel, joined.added);
+  ws.send(joined.succeeded);
 }
 
 function leave(ws, channel) {
@@ -42,13 +40,22 @@ function leave(ws, channel) {
   const userId = ws.getUserData().members.get(channel);
   if (userId === undefined) return;
   ws.getUserData().members.delete(channel);
-  const members = presence.get(channel);
-  const entry = members?.get(userId);
-  if (!entry) return;
-  if (--entry.sockets > 0) return;
-  members.delete(userId);
-  app.publish(channel, frame('pusher_internal:member_removed', channel, JSON.stringify({ user_id: userId })));
+  const removed = presence.leave(channel, userId);
+  if (removed) app.publish(channel, removed);
 }
+
+const ops = {
+  subscribe(ws, channel, channelData) {
+    if (channel.startsWith('presence-')) join(ws, channel, channelData);
+    else {
+      ws.subscribe(channel);
+      ws.send(subscribed(channel));
+    }
+  },
+  unsubscribe: leave,
+  send: (ws, text) => ws.send(text),
+  clientEvent: (ws, channel, text) => ws.publish(channel, text),
+};
 
 const app = uws.App();
 app.ws('/*', {
@@ -65,26 +72,9 @@ app.ws('/*', {
     );
   },
   open: (ws) => {
-    const data = JSON.stringify({ socket_id: ws.getUserData().socketId, activity_timeout: 120 });
-    ws.send(frame('pusher:connection_established', undefined, data));
+    ws.send(connectionEstablished(ws.getUserData().socketId));
   },
-  message: (ws, message) => {
-    const parsed = JSON.parse(decoder.decode(message));
-    const { event, data } = parsed;
-    if (event === 'pusher:subscribe') {
-      if (data.channel.startsWith('presence-')) join(ws, data.channel, data.channel_data);
-      else {
-        ws.subscribe(data.channel);
-        ws.send(frame('pusher_internal:subscription_succeeded', data.channel, '{}'));
-      }
-    } else if (event === 'pusher:unsubscribe') {
-      leave(ws, data.channel);
-    } else if (event === 'pusher:ping') {
-      ws.send('{"event":"pusher:pong","data":"{}"}');
-    } else if (event.startsWith('client-')) {
-      ws.publish(parsed.channel, frame(event, parsed.channel, data));
-    }
-  },
+  message: (ws, message) => dispatchFrame(ws, decoder.decode(message), ops),
   close: (ws) => {
     for (const channel of [...ws.getUserData().members.keys()]) leave(ws, channel);
   },
@@ -114,5 +104,7 @@ app.listen('127.0.0.1', port, (socket) => {
     console.error(`ceiling: cannot listen on ${port}`);
     process.exit(1);
   }
-  console.log(`ceiling listening on 127.0.0.1:${uws.us_socket_local_port(socket)}`);
+  console.log(
+    `ceiling listening on 127.0.0.1:${uws.us_socket_local_port(socket)} (${load.uws.source}, Node ${process.versions.node})`,
+  );
 });

@@ -46,6 +46,9 @@ const { values } = parseArgs({
     'server-cpu': { type: 'string' },
     'load-cpu': { type: 'string', default: '1' },
     out: { type: 'string' },
+    // Herald's transport and Node binary, as in run.mjs (soketi stays on this Node).
+    transport: { type: 'string', default: 'auto' },
+    node: { type: 'string' },
   },
 });
 
@@ -53,6 +56,8 @@ const rootDir = fileURLToPath(new URL('..', import.meta.url));
 const layout = values.layout;
 if (layout !== 'cluster' && layout !== 'workers')
   throw new Error(`--layout is cluster or workers, not ${layout}`);
+if (!['auto', 'uws', 'portable'].includes(values.transport))
+  throw new Error(`--transport is auto, uws or portable, not ${values.transport}`);
 
 // The load runs pinned to its core, as in run.mjs (re-executed under taskset with the open-files limit raised).
 reexecPinned(import.meta.url, values['load-cpu']);
@@ -264,13 +269,23 @@ async function startHerald({ redis, label, routing, nodeId, workers, prefix }) {
   writeFileSync(configFile, JSON.stringify(config, null, 2));
   const bin = `${rootDir}apps/realtime/dist/bin.js`;
   const handle = spawnLogged(
-    [process.execPath, bin, 'server', '--host', '127.0.0.1', '--port', port, '--config', configFile],
+    [
+      values.node ?? process.execPath,
+      bin,
+      'server',
+      '--host',
+      '127.0.0.1',
+      '--port',
+      port,
+      '--config',
+      configFile,
+    ],
     {
       label,
       cpu: serverCpu,
       env: {
         NODE_ENV: 'production',
-        REALTIME_TRANSPORT: 'auto',
+        REALTIME_TRANSPORT: values.transport,
         ...(routing ? { REALTIME_SCALING_ROUTING: routing } : {}),
       },
     },

@@ -11,7 +11,9 @@ export const APP = { id: 'bench', key: 'bench-key', secret: 'bench-secret' };
 // native uWebSockets.js build loads.
 // `herald-webhooks` is Herald with every webhook event type on, sent to a receiver that never answers (the worst
 // receiver: each request waits for its timeout, then retries), to show what webhooks cost the hot paths.
-export const TARGETS = ['herald', 'herald-portable', 'herald-webhooks', 'soketi', 'ceiling'];
+// `ceiling` is the bare uWebSockets.js server (ceiling.mjs), `ceiling-ws` the bare node:http + ws one (ceiling-ws.mjs):
+// what each transport could reach at most on this machine.
+export const TARGETS = ['herald', 'herald-portable', 'herald-webhooks', 'soketi', 'ceiling', 'ceiling-ws'];
 
 const benchDir = fileURLToPath(new URL('..', import.meta.url));
 const rootDir = fileURLToPath(new URL('../..', import.meta.url));
@@ -184,13 +186,17 @@ export async function waitForPort(port, child, timeoutMs = 20_000) {
 
 /**
  * Starts one target and resolves once it accepts connections.
- * @param {'herald'|'herald-portable'|'soketi'|'ceiling'} name
- * @param {{ cpu?: string, profileDir?: string, label?: string }} options
+ * Herald and the ceilings run on `options.node` (default: this Node); soketi always runs on this Node, since its
+ * uWebSockets.js build has Node ≤ 20 binaries only. `options.transport` is the `herald` target's REALTIME_TRANSPORT
+ * (default `auto`: native where a build loads); `uws` stops the target where none loads rather than measure the
+ * other transport.
+ * @param {'herald'|'herald-portable'|'herald-webhooks'|'soketi'|'ceiling'|'ceiling-ws'} name
+ * @param {{ cpu?: string, profileDir?: string, label?: string, node?: string, transport?: 'auto'|'uws'|'portable' }} options
  */
 export async function startTarget(name, options = {}) {
   const port = await freePort();
   mkdirSync(`${workDir}/logs`, { recursive: true });
-  const node = [process.execPath];
+  const node = [name === 'soketi' ? process.execPath : (options.node ?? process.execPath)];
   if (options.profileDir) node.push('--cpu-prof', `--cpu-prof-dir=${options.profileDir}`);
   let args;
   let env = { ...process.env };
@@ -203,13 +209,13 @@ export async function startTarget(name, options = {}) {
     if (!existsSync(bin)) throw new Error(`${bin} is missing: run \`pnpm build\` first`);
     args = [...node, bin, 'server', '--host', '127.0.0.1', '--port', String(port), '--config', configFile];
     env.NODE_ENV = 'production';
-    env.REALTIME_TRANSPORT = name === 'herald-portable' ? 'portable' : 'auto';
+    env.REALTIME_TRANSPORT = name === 'herald-portable' ? 'portable' : (options.transport ?? 'auto');
   } else if (name === 'soketi') {
     const bin = ensureSoketi();
     args = [...node, bin, 'start'];
     env = { ...env, ...soketiEnv(port) };
-  } else if (name === 'ceiling') {
-    args = [...node, `${benchDir}ceiling.mjs`, String(port)];
+  } else if (name === 'ceiling' || name === 'ceiling-ws') {
+    args = [...node, `${benchDir}${name}.mjs`, String(port)];
   } else {
     throw new Error(`unknown target ${name}`);
   }

@@ -30,6 +30,16 @@ export function appSummary(apps: readonly ServedApp[], config: RealtimeConfig, p
   return lines;
 }
 
+/** Said under the transport line when the server fell back to portable because no native build loads. */
+export const TRANSPORT_HINT =
+  '  Run `realtime transport` to see why no native build loads here and what to install or run for native speed.';
+
+/** Portable although the config left the choice to the server: no native build loaded. */
+function fellBackToPortable(config: RealtimeConfig, transportReason: string): boolean {
+  // The reason is all a worker reports back, and it starts with the transport's name.
+  return config.transport !== 'portable' && transportReason.startsWith('portable');
+}
+
 /** Prints the start-up banner: address, config source, transport, workers, then every app served. */
 export function printBanner(
   config: RealtimeConfig,
@@ -52,6 +62,7 @@ export function printBanner(
     // Said once, plainly: which transport carries the sockets and why (and, when it is the portable one, what
     // to install for native speed).
     `Transport: ${running.transportReason}`,
+    ...(fellBackToPortable(config, running.transportReason) ? [TRANSPORT_HINT] : []),
     ...(running.workers ? [`Workers: ${running.workers}`] : []),
     ...(store ? [store] : []),
     '',

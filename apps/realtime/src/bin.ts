@@ -7,6 +7,7 @@ import { loadConfig } from './load-config.js';
 import { createLogger, scoped } from './logger.js';
 import { requestClusterRestart, startRealtime } from './start.js';
 import { collectStartupGarbage } from './startup-heap.js';
+import { transportCommand } from './transport-command.js';
 import { onParentStop, reportReady, runWorkers, workerConfig, workerRole } from './workers.js';
 
 const USAGE = `Usage: realtime <command> [options]
@@ -34,6 +35,10 @@ Commands:
                                   New secret; the old one stays valid for the grace period
                                   (default app_store.rotate_grace_seconds, 300)
     --config <file>               Config file (to find the app store)
+  transport         Check which native uWebSockets.js build loads on this machine, why the others do not,
+                    and what to install or run for native speed
+    --json            Print the check as JSON
+    --expect <name>   Exit 1 unless the server would run this transport here (uws or portable)
   help              Show this help`;
 
 function fail(lines: readonly string[], source: string): never {
@@ -231,6 +236,8 @@ async function main(): Promise<void> {
       return restartServer(rest);
     case 'apps':
       return appsCommand(rest, fail);
+    case 'transport':
+      return transportCommand(rest, fail);
     case undefined:
     case 'help':
     case '--help':

@@ -29,6 +29,7 @@ export {
   type RealtimeServer,
   type RealtimeServerOptions,
 } from './server.js';
+export { type CLibrary, describeCLibrary } from './transport/c-library.js';
 export { nativeBuildAdvice, type SelectedTransport, selectTransport } from './transport/select.js';
 export {
   type HttpExchange,
@@ -44,6 +45,7 @@ export {
   type TransportSocket,
   type UpgradeRequest,
 } from './transport/types.js';
+export { diagnoseNativeUws } from './transport/uws-diagnosis.js';
 export {
   loadNativeUws,
   type NativeUws,
@@ -51,3 +53,9 @@ export {
   type UwsAttempt,
   type UwsLoad,
 } from './transport/uws-loader.js';
+export type {
+  OtherNodeLine,
+  UwsCandidateReport,
+  UwsDiagnosis,
+  UwsVerdict,
+} from './transport/uws-report.js';

@@ -2,6 +2,7 @@ import { RealtimeServerError } from '../errors.js';
 import { createPortableTransport } from './portable.js';
 import type { TransportFactory, TransportName, TransportPreference } from './types.js';
 import { createUwsTransportFrom } from './uws.js';
+import { OFFICIAL_UWS_INSTALL } from './uws-advice.js';
 import { loadNativeUws, runtimeTarget, UWS_CANDIDATES, type UwsAttempt } from './uws-loader.js';
 
 /** The transport a server will run, and why, in one plain sentence for the start-up log. */
@@ -17,7 +18,7 @@ export interface SelectedTransport {
 export function nativeBuildAdvice(): string {
   return (
     'For native speed install an official uWebSockets.js build for this Node version under the name ' +
-    '`uWebSockets.js` (e.g. `npm install uWebSockets.js@github:uNetworking/uWebSockets.js#v20.57.0`), ' +
+    `\`uWebSockets.js\` (e.g. \`${OFFICIAL_UWS_INSTALL}\`), ` +
     'or run on glibc ≥ 2.38 (where the bundled @btc-vision/uwebsockets.js build loads on Node 20–25), ' +
     'or on Node 20 (the bundled @trufflesuite build loads on glibc 2.36).'
   );

@@ -1,4 +1,4 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 
@@ -76,40 +76,96 @@ function packageFolder(entry: string, name: string): PackageFolder | undefined {
  * Native addons are the only thing that counts as loaded: a package's JavaScript emulation (the fallback some
  * builds switch to silently) never does, so the binary is loaded directly, never through the package's entry.
  */
-function isNativeModule(module: Record<string, unknown>): boolean {
+export function isNativeModule(module: Record<string, unknown>): boolean {
   const app = module.App;
   return typeof app === 'function' && Function.prototype.toString.call(app).includes('[native code]');
 }
 
-function tryCandidate(name: string, requireFrom: NodeJS.Require): { uws: NativeUws } | { reason: string } {
+/** Where one candidate stands before anything is loaded: installed or not, and its build for this Node. */
+export type LocatedCandidate =
+  | { readonly name: string; readonly installed: false }
+  | {
+      readonly name: string;
+      readonly installed: true;
+      /** `name@version`, with the published name when an npm alias differs. */
+      readonly source: string;
+      readonly version: string;
+      /** The file name a build for this Node, platform and CPU has: `uws_linux_x64_127.node`. */
+      readonly file: string;
+      /** That file's path, when the package has it. */
+      readonly binary?: string;
+      /** The Node ABIs the package has builds for on this platform and CPU, ascending. */
+      readonly abis: readonly string[];
+      /** The path of the package's build for another ABI on this platform and CPU. */
+      readonly binaryFor: (abi: string) => string | undefined;
+    }
+  | { readonly name: string; readonly installed: true; readonly problem: string };
+
+/** Finds a candidate package and its build for the running Node, without loading anything. */
+export function locateCandidate(name: string, requireFrom: NodeJS.Require): LocatedCandidate {
   let entry: string;
   try {
     entry = requireFrom.resolve(name);
   } catch {
-    return { reason: 'not installed' };
+    return { name, installed: false };
   }
   const folder = packageFolder(entry, name);
-  if (!folder) return { reason: `cannot find the package folder of ${entry}` };
+  if (!folder) return { name, installed: true, problem: `cannot find the package folder of ${entry}` };
   const { dir: root, version } = folder;
   const { platform, arch, abi } = runtimeTarget();
-  const file = `uws_${platform}_${arch}_${abi}.node`;
-  const binary = [root, join(root, 'binaries'), join(root, 'dist')]
-    .map((dir) => join(dir, file))
-    .find((path) => existsSync(path));
-  const source = `${folder.label}@${version}`;
-  if (!binary)
-    return { reason: `version ${version} has no build for Node ABI ${abi} on ${platform}-${arch}` };
-  let module: Record<string, unknown>;
+  const folders = [root, join(root, 'binaries'), join(root, 'dist')];
+  const binaryFor = (wanted: string) =>
+    folders
+      .map((dir) => join(dir, `uws_${platform}_${arch}_${wanted}.node`))
+      .find((path) => existsSync(path));
+  const pattern = new RegExp(`^uws_${platform}_${arch}_(\\d+)\\.node$`);
+  const abis = new Set<string>();
+  for (const dir of folders) {
+    if (!existsSync(dir)) continue;
+    for (const file of readdirSync(dir)) {
+      const match = pattern.exec(file);
+      if (match?.[1]) abis.add(match[1]);
+    }
+  }
+  return {
+    name,
+    installed: true,
+    source: `${folder.label}@${version}`,
+    version,
+    file: `uws_${platform}_${arch}_${abi}.node`,
+    binary: binaryFor(abi),
+    abis: [...abis].sort((a, b) => Number(a) - Number(b)),
+    binaryFor,
+  };
+}
+
+/** Loads a native binary: its exports, or the dynamic loader's first line with folders left out. */
+export function loadBinary(
+  binary: string,
+  requireFrom: NodeJS.Require,
+): { readonly module: Record<string, unknown> } | { readonly error: string } {
   try {
-    module = requireFrom(binary) as Record<string, unknown>;
+    return { module: requireFrom(binary) as Record<string, unknown> };
   } catch (error) {
     // The dynamic loader's first line says why (e.g. a newer glibc wanted); folders are left out for brevity.
     const message = (error instanceof Error ? error.message : String(error)).split('\n')[0] ?? '';
-    const brief = message.replace(/\S*\/([^/\s]+)/g, '$1');
-    return { reason: `version ${version}: ${file} does not load here (${brief})` };
+    return { error: message.replace(/\S*\/([^/\s]+)/g, '$1') };
   }
-  if (!isNativeModule(module)) return { reason: `version ${version}: ${file} is not a native build` };
-  return { uws: { module, source, binary } };
+}
+
+function tryCandidate(name: string, requireFrom: NodeJS.Require): { uws: NativeUws } | { reason: string } {
+  const located = locateCandidate(name, requireFrom);
+  if (!located.installed) return { reason: 'not installed' };
+  if ('problem' in located) return { reason: located.problem };
+  const { version, file, binary, source } = located;
+  const { platform, arch, abi } = runtimeTarget();
+  if (!binary)
+    return { reason: `version ${version} has no build for Node ABI ${abi} on ${platform}-${arch}` };
+  const loaded = loadBinary(binary, requireFrom);
+  if ('error' in loaded)
+    return { reason: `version ${version}: ${file} does not load here (${loaded.error})` };
+  if (!isNativeModule(loaded.module)) return { reason: `version ${version}: ${file} is not a native build` };
+  return { uws: { module: loaded.module, source, binary } };
 }
 
 const cache = new Map<string, UwsLoad>();
