@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import { toApiApp, toRealtimeApp } from './app-options.js';
 import { servedAppOf } from './app-source.js';
 import { configSchema, formatIssues } from './config-schema.js';
-import { toApiApp, toRealtimeApp } from './start.js';
 
 describe('servedAppOf', () => {
   it('gives a stored app the same defaults as a config file entry', () => {

@@ -144,25 +144,6 @@ export class ServerMetrics {
     collect: reportGauge(this.#apps, 'subscriptions'),
   });
 
-  readonly clusterMessages = new Counter({
-    name: 'herald_cluster_messages_total',
-    help: 'Messages exchanged with the other nodes of the cluster',
-    labelNames: ['direction', 'type'] as const,
-    registers: [this.registry],
-  });
-  readonly clusterErrors = new Counter({
-    name: 'herald_cluster_errors_total',
-    help: 'Failed operations of the cluster adapter (Redis unreachable, unreadable message, …)',
-    labelNames: ['operation'] as const,
-    registers: [this.registry],
-  });
-  readonly clusterEvents = new Counter({
-    name: 'herald_cluster_events_total',
-    help: 'Cluster housekeeping: dead nodes reaped by this node, and resyncs of this node share',
-    labelNames: ['event'] as const,
-    registers: [this.registry],
-  });
-
   readonly appStoreUp = new Gauge({
     name: 'herald_app_store_up',
     help: 'Whether the app store (e.g. PostgreSQL) is reachable: 1 or 0; apps are served from memory while 0',
@@ -219,23 +200,6 @@ export class ServerMetrics {
       this.#http.set(appId, counts);
     }
     return counts;
-  }
-
-  /** Hooks a scaling adapter calls, counted into the cluster metrics above. */
-  clusterHooks(): {
-    messageSent(type: string): void;
-    messageReceived(type: string): void;
-    error(operation: string): void;
-    nodeReaped(nodeId: string): void;
-    resynced(): void;
-  } {
-    return {
-      messageSent: (type) => this.clusterMessages.inc({ direction: 'out', type }),
-      messageReceived: (type) => this.clusterMessages.inc({ direction: 'in', type }),
-      error: (operation) => this.clusterErrors.inc({ operation }),
-      nodeReaped: () => this.clusterEvents.inc({ event: 'node_reaped' }),
-      resynced: () => this.clusterEvents.inc({ event: 'resynced' }),
-    };
   }
 
   /** Hooks an app store calls, counted into the app-store metrics above. */

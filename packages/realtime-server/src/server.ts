@@ -70,6 +70,11 @@ export interface RealtimeServerOptions {
   /** Collect process metrics (CPU, memory, event loop) as well. Default true. */
   readonly processMetrics?: boolean;
   /**
+   * The metrics to count into, for an app that registers other parts' metrics on `metrics.registry` before the
+   * server exists (e.g. a cluster adapter's). Default: new ones (with `processMetrics`).
+   */
+  readonly metrics?: ServerMetrics;
+  /**
    * Joins this server to a cluster (e.g. `createRedisCluster` from @herald/scaling-redis): broadcasts reach every
    * node, and presence, counts, connection limits and cache channels hold cluster-wide.
    */
@@ -161,7 +166,7 @@ export function createRealtimeServer(options: RealtimeServerOptions): RealtimeSe
   const selected = selectTransport(options.transport);
   const native = selected.native;
   const logger = options.logger ?? silentLogger;
-  const metrics = new ServerMetrics({ processMetrics: options.processMetrics ?? true });
+  const metrics = options.metrics ?? new ServerMetrics({ processMetrics: options.processMetrics ?? true });
   const path = (options.path ?? '').replace(/\/+$/, '');
   const cluster = options.cluster;
   const nextSocketId = createSocketIdGenerator(options.nodeNumber);

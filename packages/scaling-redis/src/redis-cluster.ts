@@ -1,15 +1,19 @@
 import { randomBytes } from 'node:crypto';
 import type { ClusterAdapter } from '@herald/protocol-core';
+import type { Registry } from 'prom-client';
 import { createCachedEvents } from './cluster/cache.js';
 import { createConnections } from './cluster/connections.js';
-import { createNodeContext, type ScalingMetrics } from './cluster/context.js';
-import { createHeartbeat, type Heartbeat } from './cluster/heartbeat.js';
+import { createNodeContext } from './cluster/context.js';
+import { createHeartbeat } from './cluster/heartbeat.js';
 import { createNodeLocks } from './cluster/locks.js';
+import { type ClusterRouting, createRoute } from './cluster/message-route.js';
 import { createMessaging } from './cluster/messaging.js';
+import { createNodeMetrics, registerTrafficMetrics, type ScalingMetrics } from './cluster/metrics.js';
 import { createOccupancy } from './cluster/occupancy.js';
 import { createPresence } from './cluster/presence.js';
 import { createResync } from './cluster/resync.js';
-import { type ClusterRouting, type ClusterStats, createRouting } from './cluster/routing.js';
+import { createRouting } from './cluster/routing.js';
+import { type ClusterStats, createTraffic } from './cluster/traffic.js';
 import { createUsers } from './cluster/users.js';
 import { ScalingRedisError } from './errors.js';
 import { createRedisLink } from './internal/connection.js';
@@ -17,8 +21,9 @@ import { createKeys } from './internal/keys.js';
 import { type Logger, silentLogger } from './logger.js';
 import type { RedisServerOptions } from './redis-options.js';
 
-export type { ScalingMetrics } from './cluster/context.js';
-export type { ClusterRouting, ClusterStats } from './cluster/routing.js';
+export type { ClusterRouting } from './cluster/message-route.js';
+export type { ScalingMetrics } from './cluster/metrics.js';
+export type { ClusterStats } from './cluster/traffic.js';
 
 // The adapter of one node, composed of rooms (src/cluster/): the shared context (link, failure handling), messaging
 // between nodes, presence, channel occupancy and counts, connections, signed-in users, cached events, the
@@ -45,7 +50,13 @@ export interface RedisClusterOptions extends RedisServerOptions {
   /** How long a topic no local socket needs is kept before it is dropped; 3000 ms by default. */
   readonly unsubscribeDelayMs?: number | undefined;
   readonly logger?: Logger | undefined;
+  /** Hooks called as the adapter counts (see {@link ScalingMetrics}). */
   readonly metrics?: ScalingMetrics | undefined;
+  /**
+   * A prom-client registry the adapter registers its `herald_cluster_*` metrics on (messages, errors, reaps and
+   * resyncs, and what it received from Redis); give each adapter a registry of its own.
+   */
+  readonly registry?: Registry | undefined;
 }
 
 /** The Redis adapter: the `ClusterAdapter` port plus counters of what it received. */
@@ -101,15 +112,17 @@ export function createRedisClusterNode(options: RedisClusterOptions = {}): Redis
   }
   const logger = options.logger ?? silentLogger;
   const nodeId = options.nodeId ?? randomBytes(8).toString('hex');
-  let heartbeat: Heartbeat | undefined;
+  const channelName = options.channel ?? DEFAULT_CHANNEL;
+  const traffic = createTraffic();
   const context = createNodeContext({
     nodeId,
     keys: createKeys(options.keyPrefix ?? DEFAULT_PREFIX),
     logger,
-    metrics: options.metrics ?? {},
-    channelName: options.channel ?? DEFAULT_CHANNEL,
+    metrics: createNodeMetrics(options.registry, options.metrics ?? {}),
+    channelName,
     heartbeatMs,
     deadAfterMs,
+    // The link's events fire only once `start` has connected it, when every room below exists.
     link: (fail) =>
       createRedisLink(options, {
         error: (error) => fail('connection', error),
@@ -118,18 +131,20 @@ export function createRedisClusterNode(options: RedisClusterOptions = {}): Redis
           logger.info('redis connection ready again', { nodeId });
           context.stale = true;
           routing.restore();
-          void heartbeat?.tick();
+          void heartbeat.tick();
         },
       }),
   });
-  const { link, channelName } = context;
-  const messaging = createMessaging(context, (message) => routing.route(message));
+  const { link } = context;
+  const messaging = createMessaging(context, createRoute(routingMode, channelName));
   const routing = createRouting(context, {
     routing: routingMode,
+    traffic,
     unsubscribeDelayMs,
     subscribeTimeoutMs: Math.round((options.timeout ?? 5) * 1000),
     receive: messaging.receive,
   });
+  registerTrafficMetrics(options.registry, routing.stats);
   const connections = createConnections(context);
   const presence = createPresence(context, (appId, userId, delta) => routing.present(appId, userId, delta));
   const occupancy = createOccupancy(context, { messaging, connections, presence });
@@ -138,7 +153,7 @@ export function createRedisClusterNode(options: RedisClusterOptions = {}): Redis
   const locks = createNodeLocks(context);
   const rooms = { messaging, connections, presence, occupancy, users, locks };
   const resync = createResync(context, rooms);
-  heartbeat = createHeartbeat(context, {
+  const heartbeat = createHeartbeat(context, {
     ...rooms,
     async resync() {
       routing.restore();
@@ -152,7 +167,6 @@ export function createRedisClusterNode(options: RedisClusterOptions = {}): Redis
       }
     },
   });
-  const beating = heartbeat;
   let running = false;
 
   return {
@@ -169,16 +183,16 @@ export function createRedisClusterNode(options: RedisClusterOptions = {}): Redis
         throw new ScalingRedisError('unavailable', 'Could not connect to Redis', { cause: error });
       }
       running = true;
-      await beating.start();
+      await heartbeat.start();
       logger.info('joined the cluster', { nodeId, channel: channelName, clusterMode: link.clusterMode });
     },
 
     async stop() {
       if (!running) return;
       running = false;
-      await beating.stop();
+      await heartbeat.stop();
       try {
-        await beating.leave();
+        await heartbeat.leave();
         logger.info('left the cluster', { nodeId });
       } catch (error) {
         context.fail('stop', error);
@@ -191,7 +205,7 @@ export function createRedisClusterNode(options: RedisClusterOptions = {}): Redis
 
     crash() {
       running = false;
-      beating.halt();
+      heartbeat.halt();
       routing.close();
       context.listener = undefined;
       link.destroy();

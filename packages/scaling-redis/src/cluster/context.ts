@@ -1,24 +1,11 @@
-import type { ClusterListener, ClusterMessage } from '@herald/protocol-core';
+import type { ClusterListener } from '@herald/protocol-core';
 import { ScalingRedisError } from '../errors.js';
 import type { RedisLink } from '../internal/connection.js';
 import type { Keys } from '../internal/keys.js';
 import * as lua from '../internal/scripts.js';
 import { runScript } from '../internal/scripts.js';
 import type { Logger } from '../logger.js';
-
-/** Counters the server can export; every hook is optional. */
-export interface ScalingMetrics {
-  /** A message was published to the other nodes. */
-  messageSent?(type: ClusterMessage['type']): void;
-  /** A message from another node was handed to the listener. */
-  messageReceived?(type: ClusterMessage['type']): void;
-  /** A Redis operation failed (`publish`, `heartbeat`, `admit`, `subscriptions`, …) or a message was unreadable. */
-  error?(operation: string): void;
-  /** This node removed the share of a node whose heartbeat lapsed. */
-  nodeReaped?(nodeId: string): void;
-  /** This node rewrote its own share of the state (at start, after an outage, or after being reaped). */
-  resynced?(): void;
-}
+import type { NodeMetrics } from './metrics.js';
 
 /** What every room of one node shares: who it is, how it reaches Redis, and how it reports trouble. */
 export interface NodeContext {
@@ -26,7 +13,7 @@ export interface NodeContext {
   readonly keys: Keys;
   readonly link: RedisLink;
   readonly logger: Logger;
-  readonly metrics: ScalingMetrics;
+  readonly metrics: NodeMetrics;
   /** The control channel: restarts, users online/offline, and everything when routing to all nodes. */
   readonly channelName: string;
   readonly heartbeatMs: number;
@@ -65,64 +52,76 @@ export function pairs(flat: readonly string[]): Array<[string, string]> {
   return out;
 }
 
-/** Builds the context of one node; the link's events call back into it once `bind` has given it the link. */
-export function createNodeContext(settings: {
-  readonly nodeId: string;
-  readonly keys: Keys;
-  readonly logger: Logger;
-  readonly metrics: ScalingMetrics;
-  readonly channelName: string;
-  readonly heartbeatMs: number;
-  readonly deadAfterMs: number;
-  readonly link: (fail: NodeContext['fail']) => RedisLink;
-}): NodeContext {
-  const { nodeId, logger, metrics, deadAfterMs } = settings;
-  const context: NodeContext = {
-    nodeId,
-    keys: settings.keys,
-    logger,
-    metrics,
-    channelName: settings.channelName,
-    heartbeatMs: settings.heartbeatMs,
-    deadAfterMs,
-    link: undefined as unknown as RedisLink, // Set right below: the link's error handler needs `fail`.
+/** A node's standing with Redis, which the rooms update, and how a failure is reported. */
+type NodeStatus = Pick<NodeContext, 'listener' | 'stale' | 'outage' | 'lapsedNodes' | 'knownLive' | 'fail'>;
+
+function createNodeStatus(nodeId: string, logger: Logger, metrics: NodeMetrics): NodeStatus {
+  const status: NodeStatus = {
     listener: undefined,
     stale: true,
     outage: false,
     lapsedNodes: [],
     knownLive: 1,
     fail(operation, error) {
-      context.stale = true;
-      metrics.error?.(operation);
+      status.stale = true;
+      metrics.error(operation);
       const fields = { nodeId, operation, error: messageOf(error) };
-      if (context.outage) {
+      if (status.outage) {
         logger.debug('redis operation failed', fields);
       } else {
-        context.outage = true;
+        status.outage = true;
         logger.warn('redis unavailable: local delivery goes on, cluster state will be rebuilt', fields);
       }
     },
-    write(operation, run) {
+  };
+  return status;
+}
+
+/**
+ * Builds the context of one node: its status first, then the link (whose errors are reported through the status),
+ * then the rest around them.
+ */
+export function createNodeContext(settings: {
+  readonly nodeId: string;
+  readonly keys: Keys;
+  readonly logger: Logger;
+  readonly metrics: NodeMetrics;
+  readonly channelName: string;
+  readonly heartbeatMs: number;
+  readonly deadAfterMs: number;
+  readonly link: (fail: NodeContext['fail']) => RedisLink;
+}): NodeContext {
+  const { nodeId, keys, logger, metrics, deadAfterMs } = settings;
+  const status = createNodeStatus(nodeId, logger, metrics);
+  const { fail } = status;
+  const link = settings.link(fail);
+  // The status object itself becomes the context, so the rooms and `fail` see the same flags.
+  return Object.assign(status, {
+    nodeId,
+    keys,
+    link,
+    logger,
+    metrics,
+    channelName: settings.channelName,
+    heartbeatMs: settings.heartbeatMs,
+    deadAfterMs,
+    write(operation: string, run: () => Promise<unknown>) {
       try {
-        run().catch((error: unknown) => context.fail(operation, error));
+        run().catch((error: unknown) => fail(operation, error));
       } catch (error) {
-        context.fail(operation, error);
+        fail(operation, error);
       }
     },
-    async read(operation, run) {
+    async read<T>(operation: string, run: () => Promise<T>): Promise<T> {
       try {
         return await run();
       } catch (error) {
-        context.fail(operation, error);
+        fail(operation, error);
         throw new ScalingRedisError('unavailable', `Redis is unavailable (${operation})`, { cause: error });
       }
     },
-    send: (key, ...args) => context.link.send(key, args),
+    send: (key: string, ...args: string[]) => link.send(key, args),
     liveNodes: async () =>
-      toStrings(
-        await runScript(context.link, lua.nodesByState, [context.keys.nodes], [String(deadAfterMs), 'live']),
-      ),
-  };
-  (context as { link: RedisLink }).link = settings.link(context.fail);
-  return context;
+      toStrings(await runScript(link, lua.nodesByState, [keys.nodes], [String(deadAfterMs), 'live'])),
+  });
 }

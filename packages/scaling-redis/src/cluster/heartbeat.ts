@@ -76,7 +76,7 @@ export function createHeartbeat(
       );
       await dropCounts(context, target, apps);
       await runScript(link, lua.lapsedNode, [keys.nodes], [target, String(deadAfterMs), 'remove']);
-      metrics.nodeReaped?.(target);
+      metrics.nodeReaped(target);
       logger.info('reaped a dead node', { nodeId, deadNode: target, removedMembers, apps: apps.length });
     } finally {
       await locks.unlock(target, token);

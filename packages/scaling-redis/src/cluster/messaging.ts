@@ -6,6 +6,7 @@ import {
 } from '@herald/protocol-core';
 import { decodeWireMessage, encodeWireMessage } from '../internal/wire.js';
 import { messageOf, type NodeContext } from './context.js';
+import type { Route } from './message-route.js';
 
 /** How this node talks to the others: publishing, handing what arrives to the server, queued announcements. */
 export interface Messaging {
@@ -28,9 +29,6 @@ export interface Messaging {
   flushAnnouncements(waitForSubscribers: boolean): Promise<void>;
 }
 
-/** Where a message goes: a topic per channel or user with interest routing, the control channel otherwise. */
-export type Route = (message: ClusterMessage) => string;
-
 export function createMessaging(context: NodeContext, route: Route): Messaging {
   const { nodeId, link, logger, metrics } = context;
   // member_added/member_removed found by a resync or a reap and not yet published: Redis already holds the change,
@@ -41,7 +39,7 @@ export function createMessaging(context: NodeContext, route: Route): Messaging {
   function publish(message: ClusterMessage): void {
     context.write('publish', async () => {
       await link.publish(route(message), encodeWireMessage(nodeId, message));
-      metrics.messageSent?.(message.type);
+      metrics.messageSent(message.type);
     });
   }
 
@@ -50,7 +48,7 @@ export function createMessaging(context: NodeContext, route: Route): Messaging {
     try {
       hand();
     } catch (error) {
-      metrics.error?.('listener');
+      metrics.error('listener');
       logger.error(`listener failed on ${what}`, { nodeId, ...fields, error: messageOf(error) });
     }
   }
@@ -58,14 +56,14 @@ export function createMessaging(context: NodeContext, route: Route): Messaging {
   function receive(raw: string): void {
     const decoded = decodeWireMessage(raw);
     if (!decoded) {
-      metrics.error?.('decode');
+      metrics.error('decode');
       logger.warn('ignored a broadcast not in Herald format', { nodeId, channel: context.channelName });
       return;
     }
     const { listener } = context;
     if (decoded.nodeId === nodeId || !listener) return;
     const { message } = decoded;
-    metrics.messageReceived?.(message.type);
+    metrics.messageReceived(message.type);
     toListener('a cluster message', { type: message.type }, () => {
       if (message.type === 'deliver') listener.deliver(message.delivery);
       else if (message.type === 'terminate') listener.terminate(message.appId, message.userId);
@@ -126,7 +124,7 @@ export function createMessaging(context: NodeContext, route: Route): Messaging {
         // outage, and an announcement published there meanwhile would be lost. Nodes without the channel's
         // subscribers drop it; on one Redis it keeps its order with this node's other messages (one connection).
         await link.publish(context.channelName, encodeWireMessage(nodeId, message));
-        metrics.messageSent?.('deliver');
+        metrics.messageSent('deliver');
         if (announcements.get(key) === delivery) announcements.delete(key);
       }),
     );

@@ -138,7 +138,7 @@ export function createResync(context: NodeContext, rooms: ShareRooms): () => Pro
       }
       for (const appId of allApps) connections.knownApps.add(appId);
       context.stale = false;
-      metrics.resynced?.();
+      metrics.resynced();
       logger.info('rewrote this node share of the cluster state', {
         nodeId,
         apps: allApps.size,

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import { toRealtimeApp } from './app-options.js';
 import { configSchema } from './config-schema.js';
-import { toRealtimeApp } from './start.js';
 
 const app = { id: 'a', key: 'k', secret: 's' };
 
