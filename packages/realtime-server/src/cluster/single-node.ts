@@ -13,7 +13,6 @@ import {
   type ClusterPresenceJoin,
   type ClusterPresenceLeave,
   ClusterState,
-  type PresenceMember,
 } from '@herald/protocol-core';
 
 /** The node id a server alone reports (e.g. in its `listening` log). */
@@ -48,13 +47,7 @@ export class SingleNode implements ClusterAdapter {
     this.#state.release(SINGLE_NODE_ID, appId);
   }
 
-  joinPresence(input: {
-    readonly appId: string;
-    readonly channel: string;
-    readonly socketId: string;
-    readonly member: PresenceMember;
-    readonly maxMembers: number;
-  }): ClusterPresenceJoin {
+  joinPresence(input: Parameters<ClusterAdapter['joinPresence']>[0]): ClusterPresenceJoin {
     return this.#state.join(input.appId, input.channel, input.socketId, input.member, input.maxMembers);
   }
 
@@ -77,13 +70,8 @@ export class SingleNode implements ClusterAdapter {
     return this.#state.onlineUsers(appId, userIds);
   }
 
-  storeCachedEvent(
-    appId: string,
-    channel: string,
-    event: Omit<ClusterCachedEvent, 'ttlMs'>,
-    ttlMs: number,
-  ): void {
-    this.#state.storeCachedEvent(appId, channel, event, ttlMs);
+  storeCachedEvent(...event: Parameters<ClusterAdapter['storeCachedEvent']>): void {
+    this.#state.storeCachedEvent(...event);
   }
 
   cachedEvent(appId: string, channel: string): ClusterCachedEvent | undefined {

@@ -64,12 +64,12 @@ export function admit(ctx: ServerContext, ws: Socket): void {
   const cluster = ctx.cluster;
   const answer = cluster.admitConnection(app.config.id, app.config.maxConnections);
   if (!isPending(answer)) {
-    admitted(ctx, ws, app, answer);
+    admitted(ctx, ws, data, app, answer);
     return;
   }
   answer.then(
     guard(ctx.logger, 'admission', (admit: boolean) => {
-      if (data.open) admitted(ctx, ws, app, admit);
+      if (data.open) admitted(ctx, ws, data, app, admit);
       else if (admit) cluster.releaseConnection(app.config.id);
     }),
     (error: unknown) => {
@@ -86,12 +86,12 @@ export function admit(ctx: ServerContext, ws: Socket): void {
 }
 
 /** The adapter's answer for an open socket: over quota (closed with 4004), or counted and established. */
-function admitted(ctx: ServerContext, ws: Socket, app: AppState, admit: boolean): void {
+function admitted(ctx: ServerContext, ws: Socket, data: SocketData, app: AppState, admit: boolean): void {
   if (!admit) {
     closeWith(ws, undefined, ErrorCode.OverConnectionQuota, OVER_QUOTA);
     return;
   }
-  ws.getUserData().admitted = true;
+  data.admitted = true;
   establish(ctx, ws, app);
 }
 
