@@ -12,6 +12,7 @@ import { ServerMetrics } from './metrics.js';
 import { admit, socketData } from './server/admission.js';
 import { type AppChange, type AppChanges, removeApp, setApps, upsertApp } from './server/app-changes.js';
 import { createAppRegistry, loadApps } from './server/app-registry.js';
+import { localCachedEvent } from './server/cache-channels.js';
 import {
   type ChannelDetails,
   type ChannelSummary,
@@ -159,12 +160,13 @@ export function createRealtimeServer(options: RealtimeServerOptions): RealtimeSe
   const logger = options.logger ?? silentLogger;
   const metrics = new ServerMetrics({ processMetrics: options.processMetrics ?? true });
   const path = (options.path ?? '').replace(/\/+$/, '');
-  const cluster = options.cluster ?? new SingleNode();
   const nextSocketId = createSocketIdGenerator(options.nodeNumber);
   const apps = createAppRegistry({
     activityTimeout: options.activityTimeout ?? 120,
     pingInterval: options.pingInterval ?? 30,
   });
+  const cluster =
+    options.cluster ?? new SingleNode((appId, channel) => localCachedEvent(apps, appId, channel));
   loadApps(apps, metrics, options.apps);
 
   const maxMessageSize = Math.max(10_000, ...[...apps.byId.values()].map((app) => app.config.maxMessageSize));

@@ -1,7 +1,8 @@
 // Single-node mode as a cluster adapter: a server given no `cluster` is a cluster of one, so every room of the server
 // has one path. The cluster's state is this node's (protocol-core's `ClusterState`, as the in-memory test cluster
 // keeps it), every answer comes at once (no promise on the hot paths), and a broadcast costs nothing: nobody else
-// is there to tell. Decisions made for the cluster (a channel occupied or vacated, a user online or offline) reach
+// is there to tell. Cache channels' last events are the server's own copies (kept per app state, so a reload or a
+// re-added app starts without them), read through the function the server hands over. Decisions made for the cluster (a channel occupied or vacated, a user online or offline) reach
 // the server's listener synchronously, as they happen.
 
 import {
@@ -20,11 +21,19 @@ export const SINGLE_NODE_ID = 'single-node';
 
 const everySocket = () => true;
 
+/** Reads the server's own copy of a cache channel's last event, unless it expired. */
+export type LocalCachedEvent = (appId: string, channel: string) => ClusterCachedEvent | undefined;
+
 /** The adapter of a server that serves alone; its presence sockets are keyed by socket id alone. */
 export class SingleNode implements ClusterAdapter {
   readonly nodeId = SINGLE_NODE_ID;
   readonly #state = new ClusterState();
+  readonly #localCachedEvent: LocalCachedEvent;
   #listener: ClusterListener | undefined;
+
+  constructor(localCachedEvent: LocalCachedEvent) {
+    this.#localCachedEvent = localCachedEvent;
+  }
 
   async start(listener: ClusterListener): Promise<void> {
     this.#listener = listener;
@@ -70,12 +79,12 @@ export class SingleNode implements ClusterAdapter {
     return this.#state.onlineUsers(appId, userIds);
   }
 
-  storeCachedEvent(...event: Parameters<ClusterAdapter['storeCachedEvent']>): void {
-    this.#state.storeCachedEvent(...event);
+  storeCachedEvent(_appId: string, _channel: string, _event: object, _ttlMs: number): void {
+    // The server keeps its own copy of the event, which, alone, is the cluster's.
   }
 
   cachedEvent(appId: string, channel: string): ClusterCachedEvent | undefined {
-    return this.#state.cachedEvent(appId, channel);
+    return this.#localCachedEvent(appId, channel);
   }
 
   channels(appId: string, prefix?: string): Array<{ readonly name: string } & ClusterChannelCounts> {

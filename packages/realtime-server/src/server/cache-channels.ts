@@ -6,7 +6,7 @@ import { type ClusterCachedEvent, encodeCacheMiss } from '@herald/protocol-core'
 import { isPending } from '../cluster/pending.js';
 import { clusterFailed, guard } from './guard.js';
 import { send } from './send.js';
-import type { AppState, CachedEvent, ServerContext, Socket } from './state.js';
+import type { AppRegistry, AppState, CachedEvent, ServerContext, Socket } from './state.js';
 
 /** Keeps a published event as the channel's cached one, here and in the cluster. */
 export function cacheEvent(
@@ -30,6 +30,23 @@ export function freshCache(app: AppState, channel: string): CachedEvent | undefi
     return undefined;
   }
   return cached;
+}
+
+/** This node's cached event of a channel as the cluster port gives it (with the time it has left), if fresh. */
+export function localCachedEvent(
+  apps: AppRegistry,
+  appId: string,
+  channel: string,
+): ClusterCachedEvent | undefined {
+  const app = apps.byId.get(appId);
+  const cached = app && freshCache(app, channel);
+  if (!cached) return undefined;
+  return {
+    event: cached.event,
+    data: cached.data,
+    frame: cached.frame,
+    ttlMs: cached.expiresAt - Date.now(),
+  };
 }
 
 /** Sends a new subscriber the channel's cached event, as the cluster adapter holds it. */
