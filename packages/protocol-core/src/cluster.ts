@@ -4,6 +4,12 @@ import type { PresenceSnapshot } from './server-frame.js';
 // The port between the real-time server and a scaling adapter (Redis or an in-memory double). Both sides import
 // it from here, so neither package imports the other; an app wires them.
 
+/**
+ * An adapter's answer: a value at once (an adapter with nothing to wait for, such as a server alone) or a promise
+ * (one that asks another process). Callers test for a promise and keep the synchronous path free of awaits.
+ */
+export type Awaitable<T> = T | Promise<T>;
+
 /** An already-encoded frame to deliver to a channel's subscribers on every node. */
 export interface ClusterDelivery {
   readonly appId: string;
@@ -113,7 +119,8 @@ export interface ClusterChannelCounts {
 /**
  * A scaling adapter: broadcast between nodes and the cluster-wide state (connections, channel counts, presence,
  * cache channels). Writes that only keep counts (`releaseConnection`, `setLocalSubscriptions`, `storeCachedEvent`,
- * `broadcast`) never throw; the adapter logs and recovers.
+ * `broadcast`) never throw; the adapter logs and recovers. Reads and decisions answer an {@link Awaitable}: a
+ * server alone answers at once, a Redis adapter with a promise.
  */
 export interface ClusterAdapter {
   /** This node's id, unique in the cluster. */
@@ -124,8 +131,8 @@ export interface ClusterAdapter {
   stop(): Promise<void>;
   /** Sends a message to every other node. */
   broadcast(message: ClusterMessage): void;
-  /** Counts a new connection unless the app is at its cluster-wide limit; resolves false when over it. */
-  admitConnection(appId: string, maxConnections: number): Promise<boolean>;
+  /** Counts a new connection unless the app is at its cluster-wide limit; false when over it. */
+  admitConnection(appId: string, maxConnections: number): Awaitable<boolean>;
   /** Uncounts a closed connection. */
   releaseConnection(appId: string): void;
   /** Joins a socket to a presence channel atomically across the cluster. */
@@ -135,9 +142,9 @@ export interface ClusterAdapter {
     readonly socketId: string;
     readonly member: PresenceMember;
     readonly maxMembers: number;
-  }): Promise<ClusterPresenceJoin>;
+  }): Awaitable<ClusterPresenceJoin>;
   /** Removes a socket from a presence channel atomically across the cluster. */
-  leavePresence(appId: string, channel: string, socketId: string): Promise<ClusterPresenceLeave>;
+  leavePresence(appId: string, channel: string, socketId: string): Awaitable<ClusterPresenceLeave>;
   /**
    * Records how many local sockets are subscribed to a channel (0 removes this node's share). When this node's
    * share appearing or going makes the channel occupied or vacated cluster-wide, the adapter tells this node's
@@ -158,9 +165,9 @@ export interface ClusterAdapter {
    * first socket in may return a promise, like `setLocalSubscriptions`, and the server answers
    * `pusher:signin_success` once it settles (it never rejects).
    */
-  setLocalUser?(appId: string, userId: string, signedIn: boolean): void | Promise<void>;
+  setLocalUser(appId: string, userId: string, signedIn: boolean): void | Promise<void>;
   /** Which of these users have a signed-in socket anywhere in the cluster. */
-  onlineUsers?(appId: string, userIds: readonly string[]): Promise<string[]>;
+  onlineUsers(appId: string, userIds: readonly string[]): Awaitable<string[]>;
   /** Keeps the last event of a cache channel for every node. */
   storeCachedEvent(
     appId: string,
@@ -169,13 +176,16 @@ export interface ClusterAdapter {
     ttlMs: number,
   ): void;
   /** The last event of a cache channel, if it has not expired. */
-  cachedEvent(appId: string, channel: string): Promise<ClusterCachedEvent | undefined>;
+  cachedEvent(appId: string, channel: string): Awaitable<ClusterCachedEvent | undefined>;
   /** Occupied channels of an app across the cluster. */
-  channels(appId: string, prefix?: string): Promise<Array<{ readonly name: string } & ClusterChannelCounts>>;
+  channels(
+    appId: string,
+    prefix?: string,
+  ): Awaitable<Array<{ readonly name: string } & ClusterChannelCounts>>;
   /** Counts of one channel across the cluster. */
-  channel(appId: string, name: string): Promise<ClusterChannelCounts>;
+  channel(appId: string, name: string): Awaitable<ClusterChannelCounts>;
   /** User ids present in a presence channel across the cluster. */
-  presenceUsers(appId: string, name: string): Promise<string[]>;
+  presenceUsers(appId: string, name: string): Awaitable<string[]>;
   /** Open connections of an app across the cluster. */
-  connectionCount(appId: string): Promise<number>;
+  connectionCount(appId: string): Awaitable<number>;
 }

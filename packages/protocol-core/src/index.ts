@@ -10,6 +10,7 @@ export {
 } from './channel-name.js';
 export { type ClientFrame, type FrameError, parseClientFrame } from './client-frame.js';
 export type {
+  Awaitable,
   ClusterAdapter,
   ClusterCachedEvent,
   ClusterChannelChange,
@@ -22,6 +23,7 @@ export type {
   LocalClusterState,
   LocalPresence,
 } from './cluster.js';
+export { ClusterState, type DroppedShare, type OccupancyChange } from './cluster-state.js';
 export {
   closesConnection,
   ErrorCode,

@@ -184,4 +184,9 @@ export class PresenceRoster {
   userIds(): string[] {
     return [...this.#members.keys()];
   }
+
+  /** The ids of the sockets in the channel. */
+  socketIds(): string[] {
+    return [...this.#userBySocket.keys()];
+  }
 }

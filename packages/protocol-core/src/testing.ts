@@ -1,17 +1,10 @@
-import type {
-  ClusterAdapter,
-  ClusterCachedEvent,
-  ClusterChannelChange,
-  ClusterListener,
-  ClusterMessage,
-  ClusterPresenceJoin,
-} from './cluster.js';
-import { encodeMemberRemoved } from './server-frame.js';
+// The in-memory cluster, a test double of the scaling adapter port: nodes in one process share one `ClusterState`
+// (the bookkeeping a Redis adapter keeps in Redis), and their messages travel on a bus that delivers each on a
+// later microtask, as a network would. Every answer is a promise, as from Redis.
 
-interface PresenceState {
-  readonly sockets: Map<string, string>;
-  readonly users: Map<string, { count: number; info: unknown }>;
-}
+import type { ClusterAdapter, ClusterChannelChange, ClusterListener, ClusterMessage } from './cluster.js';
+import { ClusterState } from './cluster-state.js';
+import { encodeMemberRemoved } from './server-frame.js';
 
 /** An in-memory cluster for tests: nodes in one process sharing state, as a Redis adapter would. */
 export interface MemoryCluster {
@@ -21,216 +14,119 @@ export interface MemoryCluster {
   kill(nodeId: string): void;
 }
 
-const key = (appId: string, channel: string) => `${appId}\u0000${channel}`;
-const socketKey = (nodeId: string, socketId: string) => `${nodeId}|${socketId}`;
+function dispatch(listener: ClusterListener, message: ClusterMessage): void {
+  if (message.type === 'deliver') listener.deliver(message.delivery);
+  else if (message.type === 'terminate') listener.terminate(message.appId, message.userId);
+  else if (message.type === 'count') listener.countChanged?.(message.appId, message.channel);
+  else if (message.type === 'user') listener.userChanged?.(message.appId, message.userId, message.online);
+  else listener.restart();
+}
 
-function snapshotOf(state: PresenceState | undefined): ClusterPresenceJoin['snapshot'] {
-  const ids = [...(state?.users.keys() ?? [])];
-  const hash: Record<string, unknown> = {};
-  for (const id of ids) hash[id] = state?.users.get(id)?.info ?? null;
-  return { ids, hash: Object.fromEntries(Object.entries(hash)), count: ids.length };
+/** The started nodes' listeners, and how messages and decided changes reach them. */
+class MemoryBus {
+  readonly listeners = new Map<string, ClusterListener>();
+
+  /** Sends a message to every node but `from` (to every node when `from` is undefined). */
+  send(from: string | undefined, message: ClusterMessage): void {
+    for (const [nodeId, listener] of this.listeners) {
+      if (nodeId !== from) queueMicrotask(() => dispatch(listener, message));
+    }
+  }
+
+  /** Tells one node (the given one, else any live one) of a change decided for the cluster. */
+  tell(change: ClusterChannelChange, nodeId?: string): void {
+    const listener = (nodeId && this.listeners.get(nodeId)) || this.listeners.values().next().value;
+    if (listener?.channelChanged) queueMicrotask(() => listener.channelChanged?.(change));
+  }
+}
+
+/** Has the survivors remove a stopped or dead node's share, telling what it changed as the Redis adapter does. */
+function reap(state: ClusterState, bus: MemoryBus, nodeId: string): void {
+  const dropped = state.dropNode(nodeId, (socketKey) => socketKey.startsWith(`${nodeId}|`));
+  for (const { appId, userId } of dropped.offline) {
+    bus.send(undefined, { type: 'user', appId, userId, online: false });
+  }
+  for (const { appId, channel } of dropped.vacated) bus.tell({ type: 'vacated', appId, channel });
+  for (const { appId, channel, userId } of dropped.removed) {
+    const frame = encodeMemberRemoved(channel, userId);
+    bus.send(undefined, { type: 'deliver', delivery: { appId, channel, frame } });
+    bus.tell({ type: 'member_removed', appId, channel, userId });
+  }
+}
+
+/** One node's adapter over the shared state; presence sockets are keyed by node, so a dead node's are found. */
+function createMemoryNode(
+  nodeId: string,
+  shared: { readonly state: ClusterState; readonly bus: MemoryBus; readonly drop: (nodeId: string) => void },
+): ClusterAdapter {
+  const { state, bus } = shared;
+  const socketKey = (socketId: string) => `${nodeId}|${socketId}`;
+  return {
+    nodeId,
+    async start(listener) {
+      bus.listeners.set(nodeId, listener);
+    },
+    async stop() {
+      shared.drop(nodeId);
+    },
+    broadcast(message) {
+      bus.send(nodeId, message);
+    },
+    async admitConnection(appId, maxConnections) {
+      return state.admit(nodeId, appId, maxConnections);
+    },
+    releaseConnection(appId) {
+      state.release(nodeId, appId);
+    },
+    async joinPresence({ appId, channel, socketId, member, maxMembers }) {
+      return state.join(appId, channel, socketKey(socketId), member, maxMembers);
+    },
+    async leavePresence(appId, channel, socketId) {
+      return state.leave(appId, channel, socketKey(socketId));
+    },
+    setLocalSubscriptions(appId, channel, count) {
+      const change = state.setSubscribers(nodeId, appId, channel, count);
+      if (change) bus.tell({ type: change, appId, channel }, nodeId);
+    },
+    setLocalUser(appId, userId, signedIn) {
+      if (state.setUser(nodeId, appId, userId, signedIn)) {
+        bus.send(undefined, { type: 'user', appId, userId, online: signedIn });
+      }
+    },
+    async onlineUsers(appId, userIds) {
+      return state.onlineUsers(appId, userIds);
+    },
+    storeCachedEvent(appId, channel, event, ttlMs) {
+      state.storeCachedEvent(appId, channel, event, ttlMs);
+    },
+    async cachedEvent(appId, channel) {
+      return state.cachedEvent(appId, channel);
+    },
+    async channels(appId, prefix) {
+      return state.channels(appId, prefix);
+    },
+    async channel(appId, name) {
+      return state.channel(appId, name);
+    },
+    async presenceUsers(appId, name) {
+      return state.presenceUsers(appId, name);
+    },
+    async connectionCount(appId) {
+      return state.connectionCount(appId);
+    },
+  };
 }
 
 /** Creates an in-memory cluster whose nodes follow the same rules as the Redis adapter. */
 export function createMemoryCluster(): MemoryCluster {
-  const listeners = new Map<string, ClusterListener>();
-  const connections = new Map<string, Map<string, number>>();
-  const presence = new Map<string, PresenceState>();
-  const subscriptions = new Map<string, Map<string, number>>();
-  // Signed-in users: `appId\0userId` → the nodes holding signed-in sockets of the user.
-  const users = new Map<string, Set<string>>();
-  const cache = new Map<string, Omit<ClusterCachedEvent, 'ttlMs'> & { expiresAt: number }>();
-
-  const send = (from: string, message: ClusterMessage, includeSelf = false) => {
-    for (const [nodeId, listener] of listeners) {
-      if (nodeId === from && !includeSelf) continue;
-      queueMicrotask(() => {
-        if (message.type === 'deliver') listener.deliver(message.delivery);
-        else if (message.type === 'terminate') listener.terminate(message.appId, message.userId);
-        else if (message.type === 'count') listener.countChanged?.(message.appId, message.channel);
-        else if (message.type === 'user')
-          listener.userChanged?.(message.appId, message.userId, message.online);
-        else listener.restart();
-      });
-    }
+  const state = new ClusterState();
+  const bus = new MemoryBus();
+  const drop = (nodeId: string) => {
+    bus.listeners.delete(nodeId);
+    reap(state, bus, nodeId);
   };
-
-  const leave = (appId: string, channel: string, sk: string) => {
-    const state = presence.get(key(appId, channel));
-    const userId = state?.sockets.get(sk);
-    if (!state || userId === undefined) return { removed: false, userId: undefined };
-    state.sockets.delete(sk);
-    const user = state.users.get(userId);
-    if (user && --user.count <= 0) {
-      state.users.delete(userId);
-      return { removed: true, userId };
-    }
-    return { removed: false, userId };
-  };
-
-  const totalOf = (appId: string, channel: string) => {
-    let total = 0;
-    for (const [nodeKey, counts] of subscriptions) {
-      if (nodeKey.endsWith(`\u0000${appId}`)) total += counts.get(channel) ?? 0;
-    }
-    return total;
-  };
-
-  /** Tells one node (the given one, else any live one) of a change decided for the cluster. */
-  const tell = (change: ClusterChannelChange, nodeId?: string) => {
-    const listener = (nodeId && listeners.get(nodeId)) || listeners.values().next().value;
-    if (listener?.channelChanged) queueMicrotask(() => listener.channelChanged?.(change));
-  };
-
-  const markUser = (nodeId: string, appId: string, userId: string, signedIn: boolean) => {
-    const userKey = key(appId, userId);
-    const nodes = users.get(userKey) ?? new Set<string>();
-    const before = nodes.size;
-    if (signedIn) nodes.add(nodeId);
-    else nodes.delete(nodeId);
-    if (nodes.size > 0) users.set(userKey, nodes);
-    else users.delete(userKey);
-    if ((before === 0) !== (nodes.size === 0)) {
-      send('', { type: 'user', appId, userId, online: nodes.size > 0 }, true);
-    }
-  };
-
-  const reap = (nodeId: string) => {
-    for (const counts of connections.values()) counts.delete(nodeId);
-    for (const [userKey, nodes] of [...users]) {
-      if (!nodes.has(nodeId)) continue;
-      const [appId = '', userId = ''] = userKey.split('\u0000');
-      markUser(nodeId, appId, userId, false);
-    }
-    for (const subscriptionKey of [...subscriptions.keys()]) {
-      if (!subscriptionKey.startsWith(`${nodeId}\u0000`)) continue;
-      const appId = subscriptionKey.slice(nodeId.length + 1);
-      const channels = [...(subscriptions.get(subscriptionKey)?.keys() ?? [])];
-      subscriptions.delete(subscriptionKey);
-      for (const channel of channels) {
-        if (totalOf(appId, channel) === 0) tell({ type: 'vacated', appId, channel });
-      }
-    }
-    for (const [channelKey, state] of presence) {
-      const [appId = '', channel = ''] = channelKey.split('\u0000');
-      for (const sk of [...state.sockets.keys()]) {
-        if (!sk.startsWith(`${nodeId}|`)) continue;
-        const outcome = leave(appId, channel, sk);
-        if (outcome.removed && outcome.userId !== undefined) {
-          const frame = encodeMemberRemoved(channel, outcome.userId);
-          send('', { type: 'deliver', delivery: { appId, channel, frame } }, true);
-          tell({ type: 'member_removed', appId, channel, userId: outcome.userId });
-        }
-      }
-    }
-  };
-
-  const node = (nodeId: string): ClusterAdapter => ({
-    nodeId,
-    async start(listener) {
-      listeners.set(nodeId, listener);
-    },
-    async stop() {
-      listeners.delete(nodeId);
-      reap(nodeId);
-    },
-    broadcast(message) {
-      send(nodeId, message);
-    },
-    async admitConnection(appId, maxConnections) {
-      const counts = connections.get(appId) ?? new Map<string, number>();
-      connections.set(appId, counts);
-      const total = [...counts.values()].reduce((sum, count) => sum + count, 0);
-      if (total >= maxConnections) return false;
-      counts.set(nodeId, (counts.get(nodeId) ?? 0) + 1);
-      return true;
-    },
-    releaseConnection(appId) {
-      const counts = connections.get(appId);
-      if (counts) counts.set(nodeId, Math.max(0, (counts.get(nodeId) ?? 0) - 1));
-    },
-    async joinPresence({ appId, channel, socketId, member, maxMembers }) {
-      const channelKey = key(appId, channel);
-      const state = presence.get(channelKey) ?? { sockets: new Map(), users: new Map() };
-      presence.set(channelKey, state);
-      const sk = socketKey(nodeId, socketId);
-      if (state.sockets.has(sk)) return { accepted: true, added: false, snapshot: snapshotOf(state) };
-      const user = state.users.get(member.userId);
-      if (!user && state.users.size >= maxMembers)
-        return { accepted: false, added: false, snapshot: snapshotOf(state) };
-      state.sockets.set(sk, member.userId);
-      if (user) user.count += 1;
-      else state.users.set(member.userId, { count: 1, info: member.userInfo });
-      return { accepted: true, added: !user, snapshot: snapshotOf(state) };
-    },
-    async leavePresence(appId, channel, socketId) {
-      return leave(appId, channel, socketKey(nodeId, socketId));
-    },
-    setLocalSubscriptions(appId, channel, count) {
-      const nodeKey = `${nodeId}\u0000${appId}`;
-      const counts = subscriptions.get(nodeKey) ?? new Map<string, number>();
-      subscriptions.set(nodeKey, counts);
-      const before = totalOf(appId, channel);
-      if (count > 0) counts.set(channel, count);
-      else counts.delete(channel);
-      const after = totalOf(appId, channel);
-      if (before === 0 && after > 0) tell({ type: 'occupied', appId, channel }, nodeId);
-      else if (before > 0 && after === 0) tell({ type: 'vacated', appId, channel }, nodeId);
-    },
-    setLocalUser(appId, userId, signedIn) {
-      markUser(nodeId, appId, userId, signedIn);
-    },
-    async onlineUsers(appId, userIds) {
-      return userIds.filter((userId) => users.has(key(appId, userId)));
-    },
-    storeCachedEvent(appId, channel, event, ttlMs) {
-      cache.set(key(appId, channel), { ...event, expiresAt: Date.now() + ttlMs });
-    },
-    async cachedEvent(appId, channel) {
-      const entry = cache.get(key(appId, channel));
-      if (!entry || entry.expiresAt <= Date.now()) return undefined;
-      const { expiresAt, ...event } = entry;
-      return { ...event, ttlMs: expiresAt - Date.now() };
-    },
-    async channels(appId, prefix) {
-      const totals = new Map<string, number>();
-      for (const [nodeKey, counts] of subscriptions) {
-        if (!nodeKey.endsWith(`\u0000${appId}`)) continue;
-        for (const [channel, count] of counts) {
-          if (prefix && !channel.startsWith(prefix)) continue;
-          totals.set(channel, (totals.get(channel) ?? 0) + count);
-        }
-      }
-      return [...totals].map(([name, subscriptionCount]) => {
-        const users = presence.get(key(appId, name))?.users;
-        return name.startsWith('presence-')
-          ? { name, subscriptionCount, userCount: users?.size ?? 0 }
-          : { name, subscriptionCount };
-      });
-    },
-    async channel(appId, name) {
-      let subscriptionCount = 0;
-      for (const [nodeKey, counts] of subscriptions) {
-        if (nodeKey.endsWith(`\u0000${appId}`)) subscriptionCount += counts.get(name) ?? 0;
-      }
-      const users = presence.get(key(appId, name))?.users;
-      return name.startsWith('presence-')
-        ? { subscriptionCount, userCount: users?.size ?? 0 }
-        : { subscriptionCount };
-    },
-    async presenceUsers(appId, name) {
-      return [...(presence.get(key(appId, name))?.users.keys() ?? [])];
-    },
-    async connectionCount(appId) {
-      return [...(connections.get(appId)?.values() ?? [])].reduce((sum, count) => sum + count, 0);
-    },
-  });
-
   return {
-    node,
-    kill(nodeId) {
-      listeners.delete(nodeId);
-      reap(nodeId);
-    },
+    node: (nodeId) => createMemoryNode(nodeId, { state, bus, drop }),
+    kill: drop,
   };
 }

@@ -54,6 +54,11 @@ export interface HttpBridgeOptions {
 /** The global symbol under which a light response carries its body text (see @herald/http-api). */
 const RESPONSE_BODY = Symbol.for('herald.http.body');
 
+/** What a response of a handler that knows the bridge carries: its body text under the global symbol. */
+interface HandedBody {
+  readonly [RESPONSE_BODY]?: unknown;
+}
+
 const BODYLESS = new Set(['GET', 'HEAD', 'OPTIONS']);
 const EMPTY = new Uint8Array(0);
 const JSON_HEADERS: Readonly<Record<string, string>> = { 'content-type': 'application/json' };
@@ -109,7 +114,7 @@ export function handleWithFetch(exchange: HttpExchange, options: HttpBridgeOptio
         // A handler that knows the bridge (such as @herald/http-api) hands its body text over under this global
         // symbol, skipping undici's body streams; otherwise text() is the cheapest way out of a Response, and
         // binary bodies keep their bytes.
-        const handed = (response as unknown as Record<symbol, unknown>)[RESPONSE_BODY];
+        const handed = (response as Response & HandedBody)[RESPONSE_BODY];
         if (typeof handed === 'string') {
           finish(response.status, response.headers, handed, body?.length ?? 0);
           return;

@@ -1,24 +1,10 @@
-export {
-  type AppFallbacks,
-  type ClientEventSenders,
-  type RealtimeApp,
-  type ResolvedApp,
-  resolveApp,
-} from './app.js';
+export type { ClientEventSenders, RealtimeApp, ResolvedApp } from './app.js';
 export { type AppStore, createStaticAppStore } from './app-store.js';
 export { ApplicationEventEmitter, type ApplicationEvents } from './application-events.js';
 export { isRealtimeServerError, RealtimeServerError, type RealtimeServerErrorCode } from './errors.js';
-export {
-  type FastHttpHandler,
-  type FetchHandler,
-  type HttpBridgeOptions,
-  handleWithFetch,
-  type RawHttpRequest,
-  type RawHttpResponse,
-} from './http-bridge.js';
+export type { FastHttpHandler, FetchHandler, RawHttpRequest, RawHttpResponse } from './http-bridge.js';
 export { type LogFields, type Logger, silentLogger } from './logger.js';
 export { ServerMetrics } from './metrics.js';
-export { type ConnectionLimits, type LimitHit, SocketRateLimiter } from './rate-limits.js';
 export {
   type AppChange,
   type AppChanges,
@@ -30,7 +16,6 @@ export {
   type RealtimeServerOptions,
 } from './server.js';
 export { type CLibrary, describeCLibrary } from './transport/c-library.js';
-export { nativeBuildAdvice, type SelectedTransport, selectTransport } from './transport/select.js';
 export {
   type HttpExchange,
   type ResponseHeaders,
@@ -49,7 +34,6 @@ export { diagnoseNativeUws } from './transport/uws-diagnosis.js';
 export {
   loadNativeUws,
   type NativeUws,
-  UWS_CANDIDATES,
   type UwsAttempt,
   type UwsLoad,
 } from './transport/uws-loader.js';

@@ -4,15 +4,53 @@
 
 const REAL = Symbol('real request');
 
-interface LightFields {
+// The class's prototype chain reaches Request.prototype (set below), and every Request member it does not define
+// itself is delegated to the real request: the interface merged with it says so to TypeScript.
+// biome-ignore lint/suspicious/noUnsafeDeclarationMerging: the members come from the prototype chain set below.
+class LightRequest {
   readonly method: string;
   readonly url: string;
   readonly headers: Headers;
   readonly bytes: Uint8Array | undefined;
-  [REAL]?: Request;
+  [REAL]: Request | undefined = undefined;
+
+  constructor(method: string, url: string, headers: Headers, bytes: Uint8Array | undefined) {
+    this.method = method;
+    this.url = url;
+    this.headers = headers;
+    this.bytes = bytes;
+  }
+
+  get body(): ReadableStream<Uint8Array> | null {
+    if (this[REAL]) return this[REAL].body;
+    const bytes = this.bytes;
+    if (!bytes || bytes.length === 0) return null;
+    return new ReadableStream<Uint8Array>({
+      start(controller) {
+        controller.enqueue(bytes);
+        controller.close();
+      },
+    });
+  }
+
+  async arrayBuffer(): Promise<ArrayBuffer> {
+    const bytes = this.bytes ?? new Uint8Array(0);
+    return bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer;
+  }
+
+  async text(): Promise<string> {
+    const bytes = this.bytes;
+    return bytes ? Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8') : '';
+  }
+
+  async json(): Promise<unknown> {
+    return JSON.parse(await this.text());
+  }
 }
 
-function real(self: LightFields): Request {
+interface LightRequest extends Request {}
+
+function real(self: LightRequest): Request {
   let request = self[REAL];
   if (!request) {
     const init: RequestInit = { method: self.method, headers: self.headers };
@@ -23,44 +61,19 @@ function real(self: LightFields): Request {
   return request;
 }
 
-const prototype: Record<PropertyKey, unknown> = {
-  get body(): ReadableStream<Uint8Array> | null {
-    const self = this as unknown as LightFields;
-    if (self[REAL]) return self[REAL].body;
-    const bytes = self.bytes;
-    if (!bytes || bytes.length === 0) return null;
-    return new ReadableStream<Uint8Array>({
-      start(controller) {
-        controller.enqueue(bytes);
-        controller.close();
-      },
-    });
-  },
-  async arrayBuffer(): Promise<ArrayBuffer> {
-    const bytes = (this as unknown as LightFields).bytes ?? new Uint8Array(0);
-    return bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer;
-  },
-  async text(): Promise<string> {
-    const bytes = (this as unknown as LightFields).bytes;
-    return bytes ? Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8') : '';
-  },
-  async json(): Promise<unknown> {
-    return JSON.parse(await (this as unknown as { text(): Promise<string> }).text());
-  },
-};
-
 // Every other member of Request.prototype goes to the real request, built on demand.
+const own = new Set<PropertyKey>(['constructor', 'method', 'url', 'headers', 'bytes']);
 for (const key of Reflect.ownKeys(Request.prototype)) {
-  if (key === 'constructor' || key in prototype || key === 'method' || key === 'url' || key === 'headers')
-    continue;
-  Object.defineProperty(prototype, key, {
-    get() {
-      const value = Reflect.get(real(this as LightFields), key);
-      return typeof value === 'function' ? value.bind(real(this as LightFields)) : value;
+  if (own.has(key) || Object.hasOwn(LightRequest.prototype, key)) continue;
+  Object.defineProperty(LightRequest.prototype, key, {
+    get(this: LightRequest) {
+      const target = real(this);
+      const value = Reflect.get(target, key);
+      return typeof value === 'function' ? value.bind(target) : value;
     },
   });
 }
-Object.setPrototypeOf(prototype, Request.prototype);
+Object.setPrototypeOf(LightRequest.prototype, Request.prototype);
 
 /** Builds a request for a fetch handler without paying for undici's Request unless the handler needs it. */
 export function createLightRequest(
@@ -69,6 +82,5 @@ export function createLightRequest(
   headers: Headers,
   bytes: Uint8Array | undefined,
 ): Request {
-  const fields: LightFields = { method, url, headers, bytes };
-  return Object.setPrototypeOf(fields, prototype) as unknown as Request;
+  return new LightRequest(method, url, headers, bytes);
 }

@@ -5,12 +5,14 @@
 import { type ClusterAdapter, createSocketIdGenerator } from '@herald/protocol-core';
 import type { RealtimeApp, ResolvedApp } from './app.js';
 import { ApplicationEventEmitter } from './application-events.js';
+import { SingleNode } from './cluster/single-node.js';
 import type { FastHttpHandler, FetchHandler } from './http-bridge.js';
 import { type Logger, silentLogger } from './logger.js';
 import { ServerMetrics } from './metrics.js';
 import { admit, socketData } from './server/admission.js';
 import { type AppChange, type AppChanges, removeApp, setApps, upsertApp } from './server/app-changes.js';
 import { createAppRegistry, loadApps } from './server/app-registry.js';
+import { localCachedEvent } from './server/cache-channels.js';
 import {
   type ChannelDetails,
   type ChannelSummary,
@@ -30,13 +32,7 @@ import { drain, dropConnections } from './server/shutdown.js';
 import type { ServerContext, Socket, SocketData } from './server/state.js';
 import { terminateUser } from './server/terminate.js';
 import { selectTransport } from './transport/select.js';
-import type {
-  HttpExchange,
-  TlsOptions,
-  Transport,
-  TransportName,
-  TransportPreference,
-} from './transport/types.js';
+import type { HttpExchange, TlsOptions, TransportName, TransportPreference } from './transport/types.js';
 
 export type { AppChange, AppChanges, ChannelDetails, ChannelSummary, PublishRequest };
 
@@ -76,7 +72,8 @@ export interface RealtimeServerOptions {
   readonly metrics?: ServerMetrics;
   /**
    * Joins this server to a cluster (e.g. `createRedisCluster` from @herald/scaling-redis): broadcasts reach every
-   * node, and presence, counts, connection limits and cache channels hold cluster-wide.
+   * node, and presence, counts, connection limits and cache channels hold cluster-wide. Default: a cluster of one
+   * (this server alone), kept in memory.
    */
   readonly cluster?: ClusterAdapter;
   /**
@@ -168,35 +165,17 @@ export function createRealtimeServer(options: RealtimeServerOptions): RealtimeSe
   const logger = options.logger ?? silentLogger;
   const metrics = options.metrics ?? new ServerMetrics({ processMetrics: options.processMetrics ?? true });
   const path = (options.path ?? '').replace(/\/+$/, '');
-  const cluster = options.cluster;
   const nextSocketId = createSocketIdGenerator(options.nodeNumber);
-  const ctx: ServerContext = {
-    logger,
-    events: new ApplicationEventEmitter(),
-    metrics,
-    cluster,
-    apps: createAppRegistry({
-      activityTimeout: options.activityTimeout ?? 120,
-      pingInterval: options.pingInterval ?? 30,
-    }),
-    socketsById: new Map(),
-    confirming: new WeakMap(),
-    // Set right below, once the handlers exist; nothing publishes before listen().
-    transport: undefined as unknown as Transport,
-    closing: false,
-    draining: false,
-    reportListenerError: (error: unknown) => logger.error('application event listener threw', { error }),
-  };
-  loadApps(ctx.apps, metrics, options.apps);
-
-  const maxMessageSize = Math.max(
-    10_000,
-    ...[...ctx.apps.byId.values()].map((app) => app.config.maxMessageSize),
-  );
-  const http = createHttpRoute(ctx, options, {
-    maxBodyBytes: options.maxRequestSize ?? 10_000,
-    scheme: options.tls ? 'https' : 'http',
+  const apps = createAppRegistry({
+    activityTimeout: options.activityTimeout ?? 120,
+    pingInterval: options.pingInterval ?? 30,
   });
+  const cluster =
+    options.cluster ?? new SingleNode((appId, channel) => localCachedEvent(apps, appId, channel));
+  loadApps(apps, metrics, options.apps);
+
+  const maxMessageSize = Math.max(10_000, ...[...apps.byId.values()].map((app) => app.config.maxMessageSize));
+  // The handlers reach the context and the HTTP route, built right below, only once sockets and requests come.
   const transport = selected.create<SocketData>({
     upgradePrefix: `${path}/app/`,
     tls: options.tls,
@@ -213,7 +192,23 @@ export function createRealtimeServer(options: RealtimeServerOptions): RealtimeSe
       http: guard(logger, 'http', (exchange: HttpExchange) => http.handle(exchange)),
     },
   });
-  ctx.transport = transport;
+  const ctx: ServerContext = {
+    logger,
+    events: new ApplicationEventEmitter(),
+    metrics,
+    cluster,
+    apps,
+    socketsById: new Map(),
+    confirming: new WeakMap(),
+    transport,
+    closing: false,
+    draining: false,
+    reportListenerError: (error: unknown) => logger.error('application event listener threw', { error }),
+  };
+  const http = createHttpRoute(ctx, options, {
+    maxBodyBytes: options.maxRequestSize ?? 10_000,
+    scheme: options.tls ? 'https' : 'http',
+  });
   const sweep = createIdleSweep(ctx);
   const clusterListener = createClusterListener(ctx, options.onRestart);
   let listening = false;
@@ -229,7 +224,7 @@ export function createRealtimeServer(options: RealtimeServerOptions): RealtimeSe
     metrics,
 
     async listen() {
-      if (cluster) await cluster.start(clusterListener);
+      await cluster.start(clusterListener);
       const host = options.host ?? '0.0.0.0';
       const port = options.port ?? 8080;
       boundPort = await transport.listen(host, port);
@@ -240,7 +235,7 @@ export function createRealtimeServer(options: RealtimeServerOptions): RealtimeSe
         port: boundPort,
         transport: selected.name,
         native,
-        nodeId: cluster?.nodeId,
+        nodeId: cluster.nodeId,
       });
       return boundPort;
     },
@@ -251,9 +246,7 @@ export function createRealtimeServer(options: RealtimeServerOptions): RealtimeSe
       if (listening) transport.stopListening();
       listening = false;
       dropConnections(ctx, 'Server is shutting down');
-      if (cluster) {
-        await cluster.stop().catch((error: unknown) => logger.warn('cluster stop failed', { error }));
-      }
+      await cluster.stop().catch((error: unknown) => logger.warn('cluster stop failed', { error }));
     },
 
     dropConnections(message = 'Server is restarting') {

@@ -66,6 +66,31 @@ describe('application events', () => {
     expect(seen[8]?.payload).toMatchObject({ appId: 'app-1', socketId });
   });
 
+  it('alone, reports a channel occupied and vacated once each, and member_removed after the last socket', async () => {
+    started = await startServer();
+    const seen: string[] = [];
+    started.server.events.on('channelOccupied', ({ channel }) => seen.push(`occupied ${channel}`));
+    started.server.events.on('channelVacated', ({ channel }) => seen.push(`vacated ${channel}`));
+    started.server.events.on('memberAdded', ({ userId }) => seen.push(`added ${userId}`));
+    started.server.events.on('memberRemoved', ({ userId }) => seen.push(`removed ${userId}`));
+    const first = await RawClient.connect(started.url());
+    const second = await RawClient.connect(started.url());
+    await Promise.all([
+      first.next('pusher:connection_established'),
+      second.next('pusher:connection_established'),
+    ]);
+    await first.subscribe('presence-room', { user_id: 'ada' });
+    await second.subscribe('presence-room', { user_id: 'ada' });
+    first.close();
+    await first.closed;
+    await second.roundTrip();
+    expect(seen).toEqual(['occupied presence-room', 'added ada']);
+    second.send({ event: 'pusher:unsubscribe', data: { channel: 'presence-room' } });
+    await second.roundTrip();
+    expect(seen).toEqual(['occupied presence-room', 'added ada', 'removed ada', 'vacated presence-room']);
+    second.close();
+  });
+
   it('keeps serving when a listener throws, and stops calling a removed listener', async () => {
     started = await startServer();
     started.server.events.on('connectionEstablished', () => {

@@ -3,7 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { isRealtimeServerError, loadNativeUws, selectTransport } from '../src/index.js';
+import { isRealtimeServerError, loadNativeUws } from '../src/index.js';
+import { selectTransport } from '../src/transport/select.js';
 import { RawClient, startServer, TEST_TRANSPORT } from './support.js';
 
 const { platform, arch } = process;

@@ -1,5 +1,11 @@
 import { randomBytes } from 'node:crypto';
-import type { ClusterAdapter } from '@herald/protocol-core';
+import type {
+  ClusterAdapter,
+  ClusterCachedEvent,
+  ClusterChannelCounts,
+  ClusterPresenceJoin,
+  ClusterPresenceLeave,
+} from '@herald/protocol-core';
 import type { Registry } from 'prom-client';
 import { createCachedEvents } from './cluster/cache.js';
 import { createConnections } from './cluster/connections.js';
@@ -59,8 +65,17 @@ export interface RedisClusterOptions extends RedisServerOptions {
   readonly registry?: Registry | undefined;
 }
 
-/** The Redis adapter: the `ClusterAdapter` port plus counters of what it received. */
+/** The Redis adapter: the `ClusterAdapter` port, each answer a promise (Redis is asked), plus counters of what it received. */
 export interface RedisClusterAdapter extends ClusterAdapter {
+  admitConnection(appId: string, maxConnections: number): Promise<boolean>;
+  joinPresence(input: Parameters<ClusterAdapter['joinPresence']>[0]): Promise<ClusterPresenceJoin>;
+  leavePresence(appId: string, channel: string, socketId: string): Promise<ClusterPresenceLeave>;
+  onlineUsers(appId: string, userIds: readonly string[]): Promise<string[]>;
+  cachedEvent(appId: string, channel: string): Promise<ClusterCachedEvent | undefined>;
+  channels(appId: string, prefix?: string): Promise<Array<{ readonly name: string } & ClusterChannelCounts>>;
+  channel(appId: string, name: string): Promise<ClusterChannelCounts>;
+  presenceUsers(appId: string, name: string): Promise<string[]>;
+  connectionCount(appId: string): Promise<number>;
   /** Messages and bytes received from Redis, and the topics this node subscribes (see {@link ClusterStats}). */
   stats(): ClusterStats;
 }

@@ -8,14 +8,53 @@ export const RESPONSE_BODY = Symbol.for('herald.http.body');
 
 const REAL = Symbol('real response');
 
-interface LightFields {
+// The class's prototype chain reaches Response.prototype (set below), and every Response member it does not
+// define itself is delegated to the real response: the interface merged with it says so to TypeScript.
+// biome-ignore lint/suspicious/noUnsafeDeclarationMerging: the members come from the prototype chain set below.
+class LightResponse {
   readonly status: number;
   readonly headers: Headers;
   readonly [RESPONSE_BODY]: string;
-  [REAL]?: Response;
+  [REAL]: Response | undefined = undefined;
+
+  constructor(body: string, status: number, headers: Headers) {
+    this.status = status;
+    this.headers = headers;
+    this[RESPONSE_BODY] = body;
+  }
+
+  get ok(): boolean {
+    return this.status >= 200 && this.status < 300;
+  }
+
+  get statusText(): string {
+    return '';
+  }
+
+  get type(): Response['type'] {
+    return 'default';
+  }
+
+  get url(): string {
+    return '';
+  }
+
+  get redirected(): boolean {
+    return false;
+  }
+
+  async text(): Promise<string> {
+    return this[RESPONSE_BODY];
+  }
+
+  async json(): Promise<unknown> {
+    return JSON.parse(this[RESPONSE_BODY]);
+  }
 }
 
-function real(self: LightFields): Response {
+interface LightResponse extends Response {}
+
+function real(self: LightResponse): Response {
   let response = self[REAL];
   if (!response) {
     response = new Response(self[RESPONSE_BODY], { status: self.status, headers: self.headers });
@@ -24,45 +63,19 @@ function real(self: LightFields): Response {
   return response;
 }
 
-const prototype: Record<PropertyKey, unknown> = {
-  get ok(): boolean {
-    const status = (this as unknown as LightFields).status;
-    return status >= 200 && status < 300;
-  },
-  get statusText(): string {
-    return '';
-  },
-  get type(): Response['type'] {
-    return 'default';
-  },
-  get url(): string {
-    return '';
-  },
-  get redirected(): boolean {
-    return false;
-  },
-  async text(): Promise<string> {
-    return (this as unknown as LightFields)[RESPONSE_BODY];
-  },
-  async json(): Promise<unknown> {
-    return JSON.parse((this as unknown as LightFields)[RESPONSE_BODY]);
-  },
-};
-
 for (const key of Reflect.ownKeys(Response.prototype)) {
-  if (key === 'constructor' || key in prototype || key === 'status' || key === 'headers') continue;
-  Object.defineProperty(prototype, key, {
-    get() {
-      const target = real(this as LightFields);
+  if (key === 'status' || key === 'headers' || Object.hasOwn(LightResponse.prototype, key)) continue;
+  Object.defineProperty(LightResponse.prototype, key, {
+    get(this: LightResponse) {
+      const target = real(this);
       const value = Reflect.get(target, key);
       return typeof value === 'function' ? value.bind(target) : value;
     },
   });
 }
-Object.setPrototypeOf(prototype, Response.prototype);
+Object.setPrototypeOf(LightResponse.prototype, Response.prototype);
 
 /** A text response that behaves as a Response and whose body the HTTP bridge can take without streams. */
 export function createTextResponse(body: string, status: number, headers: Headers): Response {
-  const fields = { status, headers, [RESPONSE_BODY]: body };
-  return Object.setPrototypeOf(fields, prototype) as unknown as Response;
+  return new LightResponse(body, status, headers);
 }

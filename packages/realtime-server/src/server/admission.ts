@@ -1,7 +1,9 @@
 // Where a socket is let in: its app, origin and protocol are checked at the upgrade; once open it is refused (the
-// reason sent as a close frame), held to the app's connection limit (cluster-wide when clustered), and established.
+// reason sent as a close frame), held to the app's connection limit by the cluster adapter (this node's count when
+// it serves alone, answered at once), and established.
 
 import { ErrorCode, encodeConnectionEstablished, isOriginAllowed } from '@herald/protocol-core';
+import { isPending } from '../cluster/pending.js';
 import { queryParam } from '../query-param.js';
 import type { UpgradeRequest } from '../transport/types.js';
 import { clusterFailed, guard } from './guard.js';
@@ -60,26 +62,15 @@ export function admit(ctx: ServerContext, ws: Socket): void {
     return;
   }
   const cluster = ctx.cluster;
-  if (!cluster) {
-    if (app.sockets.size >= app.config.maxConnections) {
-      closeWith(ws, undefined, ErrorCode.OverConnectionQuota, OVER_QUOTA);
-      return;
-    }
-    establish(ctx, ws, app);
+  const answer = cluster.admitConnection(app.config.id, app.config.maxConnections);
+  if (!isPending(answer)) {
+    admitted(ctx, ws, data, app, answer);
     return;
   }
-  cluster.admitConnection(app.config.id, app.config.maxConnections).then(
-    guard(ctx.logger, 'admission', (admitted: boolean) => {
-      if (!data.open) {
-        if (admitted) cluster.releaseConnection(app.config.id);
-        return;
-      }
-      if (!admitted) {
-        closeWith(ws, undefined, ErrorCode.OverConnectionQuota, OVER_QUOTA);
-        return;
-      }
-      data.admitted = true;
-      establish(ctx, ws, app);
+  answer.then(
+    guard(ctx.logger, 'admission', (admit: boolean) => {
+      if (data.open) admitted(ctx, ws, data, app, admit);
+      else if (admit) cluster.releaseConnection(app.config.id);
     }),
     (error: unknown) => {
       // Without Redis the node still serves: it counts the connection locally only.
@@ -92,6 +83,16 @@ export function admit(ctx: ServerContext, ws: Socket): void {
       establish(ctx, ws, app);
     },
   );
+}
+
+/** The adapter's answer for an open socket: over quota (closed with 4004), or counted and established. */
+function admitted(ctx: ServerContext, ws: Socket, data: SocketData, app: AppState, admit: boolean): void {
+  if (!admit) {
+    closeWith(ws, undefined, ErrorCode.OverConnectionQuota, OVER_QUOTA);
+    return;
+  }
+  data.admitted = true;
+  establish(ctx, ws, app);
 }
 
 /** Why an upgrade is refused, or undefined when the socket may be admitted. */
@@ -137,8 +138,8 @@ function establish(ctx: ServerContext, ws: Socket, app: AppState): void {
 }
 
 /**
- * Whether a socket admitted asynchronously (cluster admission) may still be established: its app may have been
- * disabled or removed meanwhile. If not, the socket is closed and its cluster admission given back.
+ * Whether an admitted socket may still be established: its app may have been disabled or removed while a cluster
+ * adapter was asked. If not, the socket is closed and its admission given back.
  */
 function stillServed(ctx: ServerContext, ws: Socket, app: AppState): boolean {
   const removed = ctx.apps.byId.get(app.config.id) !== app;
@@ -146,7 +147,7 @@ function stillServed(ctx: ServerContext, ws: Socket, app: AppState): boolean {
   const data = ws.getUserData();
   if (data.admitted) {
     data.admitted = false;
-    ctx.cluster?.releaseConnection(app.config.id);
+    ctx.cluster.releaseConnection(app.config.id);
   }
   if (removed) closeWith(ws, undefined, ErrorCode.AppNotFound, 'No application has this key');
   else closeWith(ws, undefined, ErrorCode.AppDisabled, 'Application is disabled');

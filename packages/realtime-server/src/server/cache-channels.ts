@@ -1,10 +1,12 @@
 // Cache channels keep their last event for the app's TTL and replay it to each new subscriber, or say
-// `pusher:cache_miss`. In a cluster the adapter holds the event for every node; this node's copy is the fallback.
+// `pusher:cache_miss`. The cluster adapter holds the event for every node; this node's copy is the fallback when
+// the adapter cannot be reached.
 
-import { type ClusterAdapter, encodeCacheMiss } from '@herald/protocol-core';
+import { type ClusterCachedEvent, encodeCacheMiss } from '@herald/protocol-core';
+import { isPending } from '../cluster/pending.js';
 import { clusterFailed, guard } from './guard.js';
 import { send } from './send.js';
-import type { AppState, CachedEvent, ServerContext, Socket } from './state.js';
+import type { AppRegistry, AppState, CachedEvent, ServerContext, Socket } from './state.js';
 
 /** Keeps a published event as the channel's cached one, here and in the cluster. */
 export function cacheEvent(
@@ -16,7 +18,7 @@ export function cacheEvent(
 ): void {
   const cached = { frame, event: published.event, data: published.data };
   app.cache.set(channel, { ...cached, expiresAt: Date.now() + app.config.cacheTtlMs });
-  ctx.cluster?.storeCachedEvent(app.config.id, channel, cached, app.config.cacheTtlMs);
+  ctx.cluster.storeCachedEvent(app.config.id, channel, cached, app.config.cacheTtlMs);
 }
 
 /** This node's cached event of a channel, unless it expired (then it is dropped). */
@@ -30,17 +32,33 @@ export function freshCache(app: AppState, channel: string): CachedEvent | undefi
   return cached;
 }
 
-/** Sends a new subscriber the channel's cached event, read from the cluster when there is one. */
+/** This node's cached event of a channel as the cluster port gives it (with the time it has left), if fresh. */
+export function localCachedEvent(
+  apps: AppRegistry,
+  appId: string,
+  channel: string,
+): ClusterCachedEvent | undefined {
+  const app = apps.byId.get(appId);
+  const cached = app && freshCache(app, channel);
+  if (!cached) return undefined;
+  return {
+    event: cached.event,
+    data: cached.data,
+    frame: cached.frame,
+    ttlMs: cached.expiresAt - Date.now(),
+  };
+}
+
+/** Sends a new subscriber the channel's cached event, as the cluster adapter holds it. */
 export function replayCache(ctx: ServerContext, ws: Socket, app: AppState, channel: string): void {
-  const cluster = ctx.cluster;
-  if (!cluster) {
-    const cached = freshCache(app, channel);
-    sendCached(ctx, ws, app, channel, cached);
+  const answer = ctx.cluster.cachedEvent(app.config.id, channel);
+  if (!isPending(answer)) {
+    sendCached(ctx, ws, app, channel, answer);
     return;
   }
   const data = ws.getUserData();
-  cluster.cachedEvent(app.config.id, channel).then(
-    guard(ctx.logger, 'cache replay', (cached: Awaited<ReturnType<ClusterAdapter['cachedEvent']>>) => {
+  answer.then(
+    guard(ctx.logger, 'cache replay', (cached: ClusterCachedEvent | undefined) => {
       if (!data.open || !data.channels.has(channel)) return;
       sendCached(ctx, ws, app, channel, cached);
     }),

@@ -1,8 +1,7 @@
-// What the REST API asks about channels and connections: cluster-wide from the adapter when clustered, from this
-// node's state otherwise.
+// What the REST API asks about channels and connections, answered by the cluster adapter (cluster-wide, or this
+// node's own state when it serves alone). Apps this node does not serve have nothing.
 
 import { describeChannel } from '@herald/protocol-core';
-import { freshCache } from './cache-channels.js';
 import type { ServerContext } from './state.js';
 
 /** An occupied channel as the REST API lists it. */
@@ -28,56 +27,30 @@ export async function listChannels(
   appId: string,
   prefix?: string,
 ): Promise<ChannelSummary[]> {
-  const app = ctx.apps.byId.get(appId);
-  if (!app) return [];
-  if (ctx.cluster) return ctx.cluster.channels(appId, prefix);
-  const list: ChannelSummary[] = [];
-  for (const [name, state] of app.channels) {
-    if (prefix && !name.startsWith(prefix)) continue;
-    list.push(
-      state.roster
-        ? { name, subscriptionCount: state.subscribers, userCount: state.roster.memberCount }
-        : { name, subscriptionCount: state.subscribers },
-    );
-  }
-  return list;
+  if (!ctx.apps.byId.has(appId)) return [];
+  return ctx.cluster.channels(appId, prefix);
 }
 
 /** Occupancy, counts and cached event of one channel. */
 export async function readChannel(ctx: ServerContext, appId: string, name: string): Promise<ChannelDetails> {
-  const app = ctx.apps.byId.get(appId);
-  const cluster = ctx.cluster;
-  if (cluster && app) {
-    const [counts, cached] = await Promise.all([
-      cluster.channel(appId, name),
-      describeChannel(name).cache ? cluster.cachedEvent(appId, name) : undefined,
-    ]);
-    return {
-      occupied: counts.subscriptionCount > 0,
-      ...counts,
-      ...(cached
-        ? {
-            cache: {
-              event: cached.event,
-              data: cached.data,
-              ttl: Math.max(0, Math.round(cached.ttlMs / 1000)),
-            },
-          }
-        : {}),
-    };
+  const traits = describeChannel(name);
+  if (!ctx.apps.byId.has(appId)) {
+    return { occupied: false, subscriptionCount: 0, ...(traits.presence ? { userCount: 0 } : {}) };
   }
-  const state = app?.channels.get(name);
-  const cached = app ? freshCache(app, name) : undefined;
+  const cluster = ctx.cluster;
+  const [counts, cached] = await Promise.all([
+    cluster.channel(appId, name),
+    traits.cache ? cluster.cachedEvent(appId, name) : undefined,
+  ]);
   return {
-    occupied: (state?.subscribers ?? 0) > 0,
-    subscriptionCount: state?.subscribers ?? 0,
-    ...(describeChannel(name).presence ? { userCount: state?.roster?.memberCount ?? 0 } : {}),
+    occupied: counts.subscriptionCount > 0,
+    ...counts,
     ...(cached
       ? {
           cache: {
             event: cached.event,
             data: cached.data,
-            ttl: Math.max(0, Math.round((cached.expiresAt - Date.now()) / 1000)),
+            ttl: Math.max(0, Math.round(cached.ttlMs / 1000)),
           },
         }
       : {}),
@@ -86,12 +59,12 @@ export async function readChannel(ctx: ServerContext, appId: string, name: strin
 
 /** User ids present in a presence channel. */
 export async function listPresenceUsers(ctx: ServerContext, appId: string, name: string): Promise<string[]> {
-  if (ctx.cluster && ctx.apps.byId.has(appId)) return ctx.cluster.presenceUsers(appId, name);
-  return ctx.apps.byId.get(appId)?.channels.get(name)?.roster?.userIds() ?? [];
+  if (!ctx.apps.byId.has(appId)) return [];
+  return ctx.cluster.presenceUsers(appId, name);
 }
 
 /** Sockets open for an app. */
 export async function countConnections(ctx: ServerContext, appId: string): Promise<number> {
-  if (ctx.cluster && ctx.apps.byId.has(appId)) return ctx.cluster.connectionCount(appId);
-  return ctx.apps.byId.get(appId)?.sockets.size ?? 0;
+  if (!ctx.apps.byId.has(appId)) return 0;
+  return ctx.cluster.connectionCount(appId);
 }

@@ -32,7 +32,7 @@ export function clientEvent(ctx: ServerContext, ws: Socket, app: AppState, frame
     data: frame.data,
     userId: traits.presence ? userId : undefined,
   });
-  const recipients = publishFrom(ctx, ws, app, channel, encoded);
+  const recipients = publishFrom(ctx, ws, app, channel, encoded, data.socketId);
   const events = ctx.events;
   if (events.has('messageSent')) {
     events.emit('messageSent', { appId: app.config.id, channel, event, recipients }, ctx.reportListenerError);

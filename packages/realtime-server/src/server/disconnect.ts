@@ -2,7 +2,7 @@ import { forgetUser } from './sign-in.js';
 import type { ServerContext, Socket } from './state.js';
 import { leave } from './unsubscribe.js';
 
-/** A socket closed (either side): leaves its channels, signs its user out, and gives back its cluster admission. */
+/** A socket closed (either side): leaves its channels, signs its user out, and gives back its admission. */
 export function disconnect(ctx: ServerContext, ws: Socket, code: number): void {
   const data = ws.getUserData();
   data.open = false;
@@ -13,7 +13,7 @@ export function disconnect(ctx: ServerContext, ws: Socket, code: number): void {
   if (data.userId !== undefined) forgetUser(ctx, ws, app, data.userId);
   app.metrics.connections.dec();
   app.metrics.disconnections.inc();
-  if (data.admitted) ctx.cluster?.releaseConnection(app.config.id);
+  if (data.admitted) ctx.cluster.releaseConnection(app.config.id);
   ctx.logger.debug('connection closed', {
     scope: 'socket.connection',
     appId: app.config.id,

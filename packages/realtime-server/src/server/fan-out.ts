@@ -1,5 +1,6 @@
-// Where a frame is fanned out: to this node's subscribers of a channel through the transport's topic, and to the
-// other nodes through the cluster.
+// Where a frame is fanned out, every broadcast of the server: to this node's subscribers of a channel through the
+// transport's topic, and to the other nodes through the cluster adapter (free when this node serves alone: the
+// single-node adapter has nobody to tell).
 
 import { describeChannel, encodeChannelEvent } from '@herald/protocol-core';
 import { cacheEvent } from './cache-channels.js';
@@ -20,15 +21,11 @@ export interface PublishRequest {
 export function publish(ctx: ServerContext, appId: string, request: PublishRequest): void {
   const app = ctx.apps.byId.get(appId);
   if (!app) return;
-  const { cluster, events } = ctx;
+  const events = ctx.events;
   for (const channel of request.channels) {
     const frame = encodeChannelEvent({ event: request.event, channel, data: request.data });
     if (describeChannel(channel).cache) cacheEvent(ctx, app, channel, frame, request);
-    const recipients = deliverLocal(ctx, app, channel, frame, request.excludeSocketId);
-    cluster?.broadcast({
-      type: 'deliver',
-      delivery: { appId, channel, frame, excludeSocketId: request.excludeSocketId },
-    });
+    const recipients = fanOut(ctx, app, channel, frame, request.excludeSocketId);
     if (events.has('messageSent')) {
       events.emit(
         'messageSent',
@@ -37,6 +34,25 @@ export function publish(ctx: ServerContext, appId: string, request: PublishReque
       );
     }
   }
+}
+
+/**
+ * Sends an encoded frame to a channel's subscribers on every node (REST publish, member_removed), skipping one socket
+ * wherever it is; returns the recipients on this node.
+ */
+export function fanOut(
+  ctx: ServerContext,
+  app: AppState,
+  channel: string,
+  frame: string,
+  excludeSocketId?: string,
+): number {
+  const recipients = deliverLocal(ctx, app, channel, frame, excludeSocketId);
+  ctx.cluster.broadcast({
+    type: 'deliver',
+    delivery: { appId: app.config.id, channel, frame, excludeSocketId },
+  });
+  return recipients;
 }
 
 /** Sends an encoded frame to this node's subscribers of a channel, skipping one socket if it is here. */
@@ -60,8 +76,8 @@ export function deliverLocal(
 }
 
 /**
- * Sends a frame from a socket to every other subscriber of the channel, here and on the other nodes (client
- * events, member_added); returns the recipients on this node.
+ * Sends a frame from a socket (whose id the caller holds) to every other subscriber of the channel, here and on the
+ * other nodes (client events, member_added); returns the recipients on this node.
  */
 export function publishFrom(
   ctx: ServerContext,
@@ -69,14 +85,14 @@ export function publishFrom(
   app: AppState,
   channel: string,
   frame: string,
+  socketId: string,
 ): number {
   const topic = topicOf(app, channel);
   ws.publish(topic, frame);
   const recipients = countBroadcast(ctx, app, topic, frame, 1);
-  // The socket id is read only when there is a cluster to tell: alone, the fan-out costs no extra call.
-  ctx.cluster?.broadcast({
+  ctx.cluster.broadcast({
     type: 'deliver',
-    delivery: { appId: app.config.id, channel, frame, excludeSocketId: ws.getUserData().socketId },
+    delivery: { appId: app.config.id, channel, frame, excludeSocketId: socketId },
   });
   return recipients;
 }

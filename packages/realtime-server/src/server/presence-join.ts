@@ -1,9 +1,9 @@
-// Where a presence join is decided: the member's channel_data and the channel's member limit, then this node's
-// roster when it serves alone, or the adapter's cluster-wide roster (which may still refuse a full channel).
+// Where a presence join is decided: the member's channel_data and the channel's member limit, then the cluster
+// adapter's roster (cluster-wide, or this node's when it serves alone), which may still refuse a full channel.
 
 import {
   type ClientFrame,
-  type ClusterAdapter,
+  type ClusterPresenceJoin,
   describeChannel,
   encodeMemberAdded,
   encodeSubscriptionSucceeded,
@@ -11,6 +11,7 @@ import {
   parseChannelData,
   type SubscriptionErrorData,
 } from '@herald/protocol-core';
+import { isPending } from '../cluster/pending.js';
 import { replayCache } from './cache-channels.js';
 import { awaitConfirmation, takeConfirmation } from './confirmations.js';
 import { publishFrom } from './fan-out.js';
@@ -28,7 +29,7 @@ export interface Member {
 
 /**
  * The member a presence subscription joins as, from its `channel_data`; undefined once the subscription was
- * refused (bad or oversized data, or, alone, a channel at its member limit).
+ * refused (bad or oversized data, or a channel whose members on this node alone already reach its limit).
  */
 export function presenceMember(
   ctx: ServerContext,
@@ -52,9 +53,9 @@ export function presenceMember(
     return undefined;
   }
   const member = parsed.value;
-  // In a cluster the adapter's roster applies the limit, cluster-wide.
+  // Refused without asking the adapter when this node alone holds the limit's worth of members; the adapter's
+  // roster applies the limit cluster-wide.
   if (
-    !ctx.cluster &&
     roster &&
     !roster.hasUser(member.userId) &&
     roster.memberCount >= app.config.maxPresenceMembersPerChannel
@@ -66,9 +67,9 @@ export function presenceMember(
 }
 
 /**
- * Joins a subscribed socket to the channel's roster and confirms the subscription with the member list. Alone it
- * is confirmed at once (true); in a cluster once the adapter's roster accepted it (false: later, or refused).
- * `routed` is the interest-routing promise of the node's first subscriber to the channel.
+ * Joins a subscribed socket to this node's roster and to the cluster adapter's, which decides (a server alone at
+ * once, true: confirmed now; a cluster later, false). The adapter may still refuse a full channel. `routed` is the
+ * interest-routing promise of the node's first subscriber to the channel.
  */
 export function joinPresence(
   ctx: ServerContext,
@@ -83,47 +84,71 @@ export function joinPresence(
   if (!data.presence) data.presence = new Map();
   data.presence.set(channel, member.userId);
   const change = roster.join(data.socketId, member);
-  if (ctx.cluster) {
-    joinClusterPresence(ctx, ws, app, channel, member, change.type === 'member_added', routed);
-    return false;
-  }
-  send(ws, app, encodeSubscriptionSucceeded(channel, roster.snapshot()));
-  if (change.type === 'member_added') announceMember(ctx, ws, app, channel, member);
-  return true;
-}
-
-function joinClusterPresence(
-  ctx: ServerContext,
-  ws: Socket,
-  app: AppState,
-  channel: string,
-  member: Member,
-  newLocally: boolean,
-  routed: void | Promise<void>,
-): void {
-  const data = ws.getUserData();
-  const joined = (ctx.cluster as ClusterAdapter).joinPresence({
+  const joined = ctx.cluster.joinPresence({
     appId: app.config.id,
     channel,
     socketId: data.socketId,
     member,
     maxMembers: app.config.maxPresenceMembersPerChannel,
   });
+  const newLocally = change.type === 'member_added';
+  if (!isPending(joined)) {
+    if (!routed) return confirmJoin(ctx, ws, app, channel, member, joined);
+    awaitJoin(
+      ctx,
+      ws,
+      app,
+      channel,
+      member,
+      newLocally,
+      routed.then(() => joined),
+    );
+    return false;
+  }
   // Handled from the start: a join that fails before the routing settles must not count as unhandled (which
-  // would end the process). The routing promise never rejects, so a failed join still reaches the fallback below.
+  // would end the process). The routing promise never rejects, so a failed join still reaches the fallback.
   joined.catch(() => {});
+  awaitJoin(ctx, ws, app, channel, member, newLocally, routed ? routed.then(() => joined) : joined);
+  return false;
+}
+
+/** Confirms a join the adapter decided (with its member list), or refuses it; true when confirmed. */
+function confirmJoin(
+  ctx: ServerContext,
+  ws: Socket,
+  app: AppState,
+  channel: string,
+  member: Member,
+  result: ClusterPresenceJoin,
+): boolean {
+  if (!result.accepted) {
+    leave(ctx, ws, app, channel, 'refused');
+    refuseSubscription(ctx, ws, app, channel, channelFull(app, channel));
+    return false;
+  }
+  send(ws, app, encodeSubscriptionSucceeded(channel, result.snapshot));
+  if (result.added) announceMember(ctx, ws, app, channel, member);
+  return true;
+}
+
+/** Confirms a join once the adapter answers; without it, from this node's roster. */
+function awaitJoin(
+  ctx: ServerContext,
+  ws: Socket,
+  app: AppState,
+  channel: string,
+  member: Member,
+  newLocally: boolean,
+  joined: Promise<ClusterPresenceJoin>,
+): void {
+  const data = ws.getUserData();
   const ticket = awaitConfirmation(ctx, data, channel);
-  (routed ? routed.then(() => joined) : joined).then(
-    guard(ctx.logger, 'presence join', (result: Awaited<ReturnType<ClusterAdapter['joinPresence']>>) => {
+  joined.then(
+    guard(ctx.logger, 'presence join', (result: ClusterPresenceJoin) => {
       if (!data.open || !takeConfirmation(ctx, data, channel, ticket)) return;
-      if (!result.accepted) {
-        leave(ctx, ws, app, channel, 'refused');
-        refuseSubscription(ctx, ws, app, channel, channelFull(app, channel));
-        return;
+      if (confirmJoin(ctx, ws, app, channel, member, result) && describeChannel(channel).cache) {
+        replayCache(ctx, ws, app, channel);
       }
-      send(ws, app, encodeSubscriptionSucceeded(channel, result.snapshot));
-      if (result.added) announceMember(ctx, ws, app, channel, member);
-      if (describeChannel(channel).cache) replayCache(ctx, ws, app, channel);
     }),
     (error: unknown) => {
       // Redis is away: answer from this node's roster; the adapter rebuilds the cluster share on reconnect.
@@ -149,7 +174,8 @@ function announceMember(
     { appId: app.config.id, channel, userId: member.userId },
     ctx.reportListenerError,
   );
-  publishFrom(ctx, ws, app, channel, encodeMemberAdded(channel, member.userId, member.userInfo));
+  const frame = encodeMemberAdded(channel, member.userId, member.userInfo);
+  publishFrom(ctx, ws, app, channel, frame, ws.getUserData().socketId);
 }
 
 function channelFull(app: AppState, channel: string): SubscriptionErrorData {

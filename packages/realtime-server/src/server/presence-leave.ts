@@ -1,8 +1,9 @@
-// Where a presence leave is decided: alone, by this node's roster; in a cluster, by the adapter's roster, which
-// says whether the user's last socket anywhere left.
+// Where a presence leave is decided: by the cluster adapter's roster (cluster-wide, or this node's when it serves
+// alone), which says whether the user's last socket anywhere left; the removal goes out through the fan-out.
 
-import { type ClusterAdapter, encodeMemberRemoved, type PresenceRoster } from '@herald/protocol-core';
-import { deliverLocal } from './fan-out.js';
+import { type ClusterPresenceLeave, encodeMemberRemoved, type PresenceRoster } from '@herald/protocol-core';
+import { isPending } from '../cluster/pending.js';
+import { fanOut } from './fan-out.js';
 import { clusterFailed, guard } from './guard.js';
 import type { AppState, ServerContext, SocketData } from './state.js';
 
@@ -18,25 +19,31 @@ export function leavePresence(
   roster: PresenceRoster,
   refused: boolean,
 ): void {
-  const cluster = ctx.cluster;
   data.presence?.delete(channel);
-  const change = roster.leave(data.socketId);
-  if (cluster && !refused) {
-    cluster.leavePresence(app.config.id, channel, data.socketId).then(
-      guard(ctx.logger, 'presence leave', (result: Awaited<ReturnType<ClusterAdapter['leavePresence']>>) => {
-        if (result.removed && result.userId !== undefined) announceRemoval(ctx, app, channel, result.userId);
-      }),
-      clusterFailed(ctx.logger, 'presence leave'),
-    );
-  } else if (!cluster && change.type === 'member_removed') {
-    announceRemoval(ctx, app, channel, change.userId);
+  roster.leave(data.socketId);
+  if (refused) return;
+  const left = ctx.cluster.leavePresence(app.config.id, channel, data.socketId);
+  if (!isPending(left)) {
+    announceRemoval(ctx, app, channel, left);
+    return;
   }
+  left.then(
+    guard(ctx.logger, 'presence leave', (result: ClusterPresenceLeave) =>
+      announceRemoval(ctx, app, channel, result),
+    ),
+    clusterFailed(ctx.logger, 'presence leave'),
+  );
 }
 
-/** Sends member_removed to every subscriber in the cluster. */
-function announceRemoval(ctx: ServerContext, app: AppState, channel: string, userId: string): void {
+/** Sends member_removed to every subscriber in the cluster when the user's last socket left. */
+function announceRemoval(
+  ctx: ServerContext,
+  app: AppState,
+  channel: string,
+  left: ClusterPresenceLeave,
+): void {
+  if (!left.removed || left.userId === undefined) return;
+  const userId = left.userId;
   ctx.events.emit('memberRemoved', { appId: app.config.id, channel, userId }, ctx.reportListenerError);
-  const frame = encodeMemberRemoved(channel, userId);
-  deliverLocal(ctx, app, channel, frame);
-  ctx.cluster?.broadcast({ type: 'deliver', delivery: { appId: app.config.id, channel, frame } });
+  fanOut(ctx, app, channel, encodeMemberRemoved(channel, userId));
 }

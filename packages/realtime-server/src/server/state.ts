@@ -86,7 +86,7 @@ export interface SocketData {
   open: boolean;
   /** Set once `connection_established` was sent; frames before it are ignored. */
   established: boolean;
-  /** Counted by the cluster, so its close must be uncounted there. */
+  /** Counted by the cluster adapter, so its close must be uncounted there (not when it was let in on a failure). */
   admitted: boolean;
 }
 
@@ -108,13 +108,12 @@ export interface ServerContext {
   readonly logger: Logger;
   readonly events: ApplicationEventEmitter;
   readonly metrics: ServerMetrics;
-  /** Absent when this node serves alone. */
-  readonly cluster: ClusterAdapter | undefined;
+  /** The cluster adapter: the app's (e.g. Redis), or a cluster of one (`SingleNode`) when this node serves alone. */
+  readonly cluster: ClusterAdapter;
   readonly apps: AppRegistry;
   /** Established sockets by socket id (a publish may exclude one). */
   readonly socketsById: Map<string, Socket>;
-  /** Set once, right after the context, when the transport is built with the handlers that use the context. */
-  transport: Transport;
+  readonly transport: Transport;
   /** From `close()`: sockets that open are closed at once. */
   closing: boolean;
   /** From `drain()`: sockets that open are closed at once. */

@@ -1,5 +1,6 @@
 // Where a subscribe is decided: the channel name, the signature (private, presence) or sign-in (server-to-user),
-// then the join, confirmed at once or once the cluster routes the channel's traffic here (interest routing).
+// then the join, confirmed at once or once the cluster routes the channel's traffic here (interest routing). Whether
+// the join occupied the channel is the cluster adapter's to decide (see `cluster-listener.ts`).
 
 import {
   type ChannelTraits,
@@ -84,10 +85,10 @@ export function subscribe(
   state.subscribers += 1;
   app.metrics.subscriptions.inc();
   // With interest routing, the node's first subscriber of a channel waits until the node receives its traffic.
-  const routed = ctx.cluster?.setLocalSubscriptions(app.config.id, channel, state.subscribers);
+  const routed = ctx.cluster.setLocalSubscriptions(app.config.id, channel, state.subscribers);
   if (app.config.subscriptionCount) countChanged(ctx, app, channel, traits);
   if (member && state.roster) {
-    // In a cluster the join is confirmed later, with the cache replayed then.
+    // A join the adapter answers later is confirmed then, with the cache replayed then.
     if (!joinPresence(ctx, ws, app, channel, state.roster, member, routed)) return;
   } else if (routed) {
     const ticket = awaitConfirmation(ctx, data, channel);
@@ -106,7 +107,7 @@ export function subscribe(
   if (traits.cache) replayCache(ctx, ws, app, channel);
 }
 
-/** The channel's state on this node, created (and announced) with its first subscriber here. */
+/** The channel's state on this node, created (and announced as created here) with its first subscriber here. */
 function channelState(
   ctx: ServerContext,
   app: AppState,
@@ -118,10 +119,6 @@ function channelState(
     state = { subscribers: 0, roster: traits.presence ? new PresenceRoster() : undefined };
     app.channels.set(channel, state);
     ctx.events.emit('channelCreated', { appId: app.config.id, channel }, ctx.reportListenerError);
-    // Alone, this node's first subscriber is the channel's first; in a cluster the adapter decides.
-    if (!ctx.cluster) {
-      ctx.events.emit('channelOccupied', { appId: app.config.id, channel }, ctx.reportListenerError);
-    }
   }
   return state;
 }

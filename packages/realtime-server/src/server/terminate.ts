@@ -4,7 +4,7 @@ import type { ServerContext, Socket } from './state.js';
 
 /** Closes the user's sockets on every node (see {@link terminateLocal}); returns the number closed on this one. */
 export function terminateUser(ctx: ServerContext, appId: string, userId: string): number {
-  ctx.cluster?.broadcast({ type: 'terminate', appId, userId });
+  ctx.cluster.broadcast({ type: 'terminate', appId, userId });
   return terminateLocal(ctx, appId, userId);
 }
 

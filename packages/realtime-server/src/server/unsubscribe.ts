@@ -27,15 +27,14 @@ export function leave(
   app.metrics.subscriptions.dec();
   const state = app.channels.get(channel);
   if (!state) return;
-  const { cluster, events } = ctx;
   state.subscribers -= 1;
-  // Nothing waits for the routing on a leave (and its promise never rejects).
-  void cluster?.setLocalSubscriptions(app.config.id, channel, Math.max(0, state.subscribers));
-  if (app.config.subscriptionCount) countChanged(ctx, app, channel, describeChannel(channel));
   if (state.roster) leavePresence(ctx, data, app, channel, state.roster, reason === 'refused');
   if (state.subscribers <= 0) {
     app.channels.delete(channel);
-    events.emit('channelRemoved', { appId: app.config.id, channel }, ctx.reportListenerError);
-    if (!cluster) events.emit('channelVacated', { appId: app.config.id, channel }, ctx.reportListenerError);
+    ctx.events.emit('channelRemoved', { appId: app.config.id, channel }, ctx.reportListenerError);
   }
+  // After the member's removal, so a vacated channel the adapter decides at once is told last, as Pusher does.
+  // Nothing waits for the routing on a leave (and its promise never rejects).
+  void ctx.cluster.setLocalSubscriptions(app.config.id, channel, Math.max(0, state.subscribers));
+  if (app.config.subscriptionCount) countChanged(ctx, app, channel, describeChannel(channel));
 }

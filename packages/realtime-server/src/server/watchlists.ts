@@ -1,8 +1,9 @@
 // Watchlists: a signed-in socket learns when the users it watches go online or offline. A user is online while any
-// of their sockets is signed in on any node. Alone, this node decides; in a cluster the adapter does, once, and
-// tells every node (`userChanged`).
+// of their sockets is signed in on any node. The cluster adapter decides, once, and tells every node
+// (`userChanged`); a server alone is told at once.
 
 import { encodeWatchlistEvents } from '@herald/protocol-core';
+import { isPending } from '../cluster/pending.js';
 import { clusterFailed, guard } from './guard.js';
 import { send } from './send.js';
 import type { AppState, ServerContext, Socket } from './state.js';
@@ -17,9 +18,7 @@ export function userSignedIn(
   userId: string,
   online: boolean,
 ): void | Promise<void> {
-  if (ctx.cluster?.setLocalUser) return ctx.cluster.setLocalUser(app.config.id, userId, online);
-  tellWatchers(app, userId, online);
-  return undefined;
+  return ctx.cluster.setLocalUser(app.config.id, userId, online);
 }
 
 /** Tells this node's sockets watching a user that the user went online or offline. */
@@ -43,18 +42,15 @@ export function watch(ctx: ServerContext, ws: Socket, app: AppState, watchlist: 
     if (!data.open || data.watchlist !== watchlist || online.length === 0) return;
     send(ws, app, encodeWatchlistEvents([{ name: 'online', user_ids: online }]));
   };
-  const local = () => watchlist.filter((userId) => app.users.has(userId));
-  const cluster = ctx.cluster;
-  if (!cluster?.onlineUsers) {
-    tell(local());
+  const online = ctx.cluster.onlineUsers(app.config.id, watchlist);
+  if (!isPending(online)) {
+    tell(online);
     return;
   }
-  cluster
-    .onlineUsers(app.config.id, watchlist)
-    .then(guard(ctx.logger, 'watchlist', tell), (error: unknown) => {
-      clusterFailed(ctx.logger, 'watchlist')(error);
-      tell(local());
-    });
+  online.then(guard(ctx.logger, 'watchlist', tell), (error: unknown) => {
+    clusterFailed(ctx.logger, 'watchlist')(error);
+    tell(watchlist.filter((userId) => app.users.has(userId)));
+  });
 }
 
 /** Forgets a socket's watchlist. */

@@ -120,9 +120,8 @@ export function createUwsTransport<Data>(uws: UwsModule, options: TransportOptio
             return;
           }
           listenSocket = socket;
-          resolve(
-            uws.us_socket_local_port(socket as unknown as Parameters<typeof uws.us_socket_local_port>[0]),
-          );
+          // uWS answers the port of a listen socket as of any socket (its types tell the two apart in name only).
+          resolve(uws.us_socket_local_port(socket));
         });
       });
     },
@@ -139,10 +138,20 @@ export function createUwsTransport<Data>(uws: UwsModule, options: TransportOptio
   };
 }
 
+/** Whether a loaded addon has the uWS functions this transport calls. */
+function isUwsModule(module: Record<string, unknown>): module is Record<string, unknown> & UwsModule {
+  return ['App', 'SSLApp', 'us_listen_socket_close', 'us_socket_local_port'].every(
+    (name) => typeof module[name] === 'function',
+  );
+}
+
 /** The uWS transport on an addon the loader found (its exports untyped until here, where uWS's types live). */
 export function createUwsTransportFrom<Data>(
   module: Record<string, unknown>,
   options: TransportOptions<Data>,
 ): Transport {
-  return createUwsTransport(module as unknown as UwsModule, options);
+  if (!isUwsModule(module)) {
+    throw new RealtimeServerError('transport_unavailable', 'The loaded module is not a uWebSockets.js build');
+  }
+  return createUwsTransport(module, options);
 }

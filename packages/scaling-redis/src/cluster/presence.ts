@@ -1,4 +1,9 @@
-import type { ClusterAdapter, PresenceMember } from '@herald/protocol-core';
+import type {
+  ClusterAdapter,
+  ClusterPresenceJoin,
+  ClusterPresenceLeave,
+  PresenceMember,
+} from '@herald/protocol-core';
 import { ScalingRedisError } from '../errors.js';
 import { socketField } from '../internal/keys.js';
 import * as lua from '../internal/scripts.js';
@@ -19,10 +24,10 @@ export interface Presence {
   readonly sockets: Map<string, Map<string, PresenceMember>>;
   /** The index entry of a channel: JSON `[appId, channel]`. */
   ref(appId: string, channel: string): string;
-  join: ClusterAdapter['joinPresence'];
+  join(input: Parameters<ClusterAdapter['joinPresence']>[0]): Promise<ClusterPresenceJoin>;
   /** Takes in a socket the server holds and this adapter had not heard of (no Redis call: a resync writes it). */
   adopt(appId: string, channel: string, socketId: string, member: PresenceMember): void;
-  leave: ClusterAdapter['leavePresence'];
+  leave(appId: string, channel: string, socketId: string): Promise<ClusterPresenceLeave>;
   /** Makes `owner`'s sockets in a channel exactly `sockets` (empty to remove a node's share). */
   sync(ref: string, sockets: ReadonlyMap<string, PresenceMember>, owner: string): Promise<PresenceSync>;
   /** The presence channels a node indexed. */
