@@ -1,10 +1,25 @@
 import type { BellStore } from '../bell-store.js';
+import type { NotificationClient, WriteResult } from '../client.js';
 import { BELL_EVENTS } from '../events.js';
 import type { BellNotification } from '../notification.js';
 import type { StoreWiring } from './wiring.js';
 
 // Each action takes the store as `this` gave it: under `Alpine.store` that is Alpine's reactive proxy, so every
 // change is seen.
+
+/** Makes a write on the server; a failure becomes the store's error, and the answer `undefined`. */
+async function written(
+  store: BellStore,
+  wiring: StoreWiring,
+  write: (client: NotificationClient) => Promise<WriteResult>,
+): Promise<WriteResult | undefined> {
+  try {
+    return await write(wiring.need().client);
+  } catch (error) {
+    store.error = wiring.describe(error);
+    return undefined;
+  }
+}
 
 /** Puts a notification at the head of the list, highlighted; false when it is held already. */
 export function addNotification(
@@ -32,12 +47,9 @@ export async function markAsRead(store: BellStore, wiring: StoreWiring, id: stri
   if (!item || item.readAt !== null) return;
   let unread: number | undefined;
   if (!item.local) {
-    try {
-      unread = (await wiring.need().client.markRead(id)).unreadCount;
-    } catch (error) {
-      store.error = wiring.describe(error);
-      return;
-    }
+    const result = await written(store, wiring, (client) => client.markRead(id));
+    if (result === undefined) return;
+    unread = result.unreadCount;
   }
   if (item.readAt !== null) return; // a live event marked it meanwhile, and said so
   item.readAt = new Date().toISOString();
@@ -47,13 +59,9 @@ export async function markAsRead(store: BellStore, wiring: StoreWiring, id: stri
 
 /** Marks every notification read on the server, then every one held. */
 export async function markAllAsRead(store: BellStore, wiring: StoreWiring): Promise<void> {
-  let unread: number | undefined;
-  try {
-    unread = (await wiring.need().client.markAllRead()).unreadCount;
-  } catch (error) {
-    store.error = wiring.describe(error);
-    return;
-  }
+  const result = await written(store, wiring, (client) => client.markAllRead());
+  if (result === undefined) return;
+  const unread = result.unreadCount;
   const readAt = new Date().toISOString();
   const unreadItems = store.items.filter((item) => item.readAt === null);
   for (const item of unreadItems) item.readAt = readAt;
@@ -70,12 +78,9 @@ export async function deleteNotification(store: BellStore, wiring: StoreWiring, 
   if (!item) return;
   let unread: number | undefined;
   if (!item.local) {
-    try {
-      unread = (await wiring.need().client.remove(id)).unreadCount;
-    } catch (error) {
-      store.error = wiring.describe(error);
-      return;
-    }
+    const result = await written(store, wiring, (client) => client.remove(id));
+    if (result === undefined) return;
+    unread = result.unreadCount;
   }
   const index = store.items.findIndex((candidate) => candidate.id === id);
   if (index === -1) return; // a live event removed it meanwhile, and said so
