@@ -98,6 +98,17 @@ function matching(
   return eb.and(parts);
 }
 
+/** The rows an update or a delete may touch: the notifiable's own (one of them, given `id`) that match. */
+function ownRows(owner: NotifiableKey, filter: NotificationFilter & { readonly id?: string }) {
+  return (eb: ExpressionBuilder<Database, 'notifications'>): Expression<SqlBool> =>
+    eb.and([
+      eb('notifiable_type', '=', owner.type),
+      eb('notifiable_id', '=', owner.id),
+      ...(filter.id === undefined ? [] : [eb('id', '=', filter.id)]),
+      matching(eb, filter),
+    ]);
+}
+
 /** The queries on the `notifications` table, every one but `count` scoped to one notifiable. */
 export function createNotificationQueries(
   connection: StoreConnection,
@@ -178,10 +189,7 @@ export function createNotificationQueries(
       const updated = await db
         .updateTable('notifications')
         .set({ read_at: now, updated_at: now })
-        .where('notifiable_type', '=', owner.type)
-        .where('notifiable_id', '=', owner.id)
-        .where('id', '=', id)
-        .where('read_at', 'is', null)
+        .where(ownRows(owner, { id, status: 'unread' }))
         .returningAll()
         .executeTakeFirst();
       if (updated !== undefined) return { record: toRecord(updated as Row), changed: true };
@@ -193,29 +201,17 @@ export function createNotificationQueries(
       const result = await db
         .updateTable('notifications')
         .set({ read_at: now, updated_at: now })
-        .where('notifiable_type', '=', owner.type)
-        .where('notifiable_id', '=', owner.id)
-        .where((eb) => matching(eb, { ...filter, status: 'unread' }))
+        .where(ownRows(owner, { ...filter, status: 'unread' }))
         .executeTakeFirst();
       return Number(result.numUpdatedRows);
     },
     async delete(owner, id) {
       if (!isNotificationId(id)) return false;
-      const result = await db
-        .deleteFrom('notifications')
-        .where('notifiable_type', '=', owner.type)
-        .where('notifiable_id', '=', owner.id)
-        .where('id', '=', id)
-        .executeTakeFirst();
+      const result = await db.deleteFrom('notifications').where(ownRows(owner, { id })).executeTakeFirst();
       return result.numDeletedRows > 0n;
     },
     async deleteAll(owner, filter = {}) {
-      const result = await db
-        .deleteFrom('notifications')
-        .where('notifiable_type', '=', owner.type)
-        .where('notifiable_id', '=', owner.id)
-        .where((eb) => matching(eb, filter))
-        .executeTakeFirst();
+      const result = await db.deleteFrom('notifications').where(ownRows(owner, filter)).executeTakeFirst();
       return Number(result.numDeletedRows);
     },
   };
