@@ -4,5 +4,5 @@ import Alpine from 'alpinejs';
 import type { HostAlpine } from './plugin.js';
 
 /** The host's Alpine (the `alpinejs` package the page installed), typed for the bell's setup. */
-const hostAlpine = Alpine as unknown as HostAlpine;
+const hostAlpine: HostAlpine = Alpine;
 export default hostAlpine;

@@ -1,10 +1,10 @@
+import type { BellStore } from './bell-store.js';
 import {
   type BellAction,
   type BellIconName,
   type BellNotification,
   normalizeAction,
 } from './notification.js';
-import type { BellStore } from './store.js';
 
 /** Builds a notification in the page and adds it to the store: `make().title('…').message('…').send()`. */
 export interface NotificationBuilder {

@@ -1,3 +1,4 @@
+import type { BellStore } from './bell-store.js';
 import { createNotificationClient } from './client.js';
 import { ICONS } from './icons.js';
 import { hostOptionsOf } from './internal/host-options.js';
@@ -10,7 +11,6 @@ import {
   resolveBellOptions,
 } from './options.js';
 import { formatRelativeTime, pageLocale } from './relative-time.js';
-import type { BellStore } from './store.js';
 import { type BellTheme, detectTheme, watchTheme } from './theme.js';
 import { startUpdates } from './updates.js';
 

@@ -1,4 +1,5 @@
 export { type AuthToken, CSRF_HEADER, type RequestAuth } from './auth.js';
+export type { BellStore, BellStoreDeps, LiveState } from './bell-store.js';
 export { makeNotification, type NotificationBuilder } from './builder.js';
 export {
   apiBase,
@@ -11,6 +12,7 @@ export {
 } from './client.js';
 export { notificationBell, notificationItem, notificationList } from './components.js';
 export { BellError, type BellErrorCode, type BellOperation, isBellError } from './errors.js';
+export { BELL_EVENTS, LIVE_EVENTS } from './events.js';
 export { ICONS } from './icons.js';
 export type { LiveConnection, LiveHandlers } from './live/connection.js';
 export { shouldPoll } from './live/connection.js';
@@ -41,14 +43,7 @@ export {
   notificationStore,
 } from './plugin.js';
 export { formatRelativeTime, pageLocale } from './relative-time.js';
-export {
-  BELL_EVENTS,
-  type BellStore,
-  type BellStoreDeps,
-  createBellStore,
-  LIVE_EVENTS,
-  type LiveState,
-} from './store.js';
+export { createBellStore } from './store.js';
 export {
   BELL_STRINGS,
   type BellLabels,

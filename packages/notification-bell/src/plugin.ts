@@ -1,8 +1,9 @@
+import type { BellStore } from './bell-store.js';
 import { makeNotification, type NotificationBuilder } from './builder.js';
 import { notificationBell, notificationItem, notificationList } from './components.js';
 import { rememberHostOptions } from './internal/host-options.js';
 import type { BellOptionsInput } from './options.js';
-import { type BellStore, createBellStore } from './store.js';
+import { createBellStore } from './store.js';
 import { type BellTemplates, renderBellMarkup, resolveTemplates } from './templates.js';
 
 /** The part of Alpine the bell uses, so that any Alpine 3 the page already has will do. */
@@ -14,7 +15,8 @@ export interface AlpineLike {
 
 /** The page's Alpine as `@herald/notification-bell/alpine` types it: what the README's setup calls. */
 export interface HostAlpine extends AlpineLike {
-  plugin(callback: (alpine: never) => void): void;
+  /** Registers a plugin, which is called with this same Alpine. */
+  plugin(callback: (alpine: HostAlpine) => void): void;
   start(): void;
 }
 

@@ -3,6 +3,7 @@
 import Alpine from 'alpinejs';
 // The plain-page build writes the package's one stylesheet (dist/notification-bell.css) from this import.
 import './styles.css';
+import { BELL_EVENTS } from './events.js';
 import {
   type AlpineLike,
   make,
@@ -10,7 +11,6 @@ import {
   notificationBellPlugin,
   notificationStore,
 } from './plugin.js';
-import { BELL_EVENTS } from './store.js';
 
 declare global {
   interface Window {
@@ -76,8 +76,8 @@ if (present) {
       attach(window.Alpine);
       return;
     }
-    window.Alpine = Alpine as unknown as AlpineLike;
-    attach(Alpine as unknown as AlpineLike);
+    window.Alpine = Alpine;
+    attach(Alpine);
     Alpine.start();
   });
 }

@@ -1,9 +1,11 @@
 import { describe, expect, it } from 'vitest';
+import type { BellStore } from './bell-store.js';
 import { type NotificationClient, type NotificationPage, UNREACHABLE } from './client.js';
 import { BellError } from './errors.js';
+import { LIVE_EVENTS } from './events.js';
 import { type BellNotification, normalizeNotification } from './notification.js';
 import { DEFAULT_LABELS } from './options.js';
-import { type BellStore, createBellStore, LIVE_EVENTS } from './store.js';
+import { createBellStore } from './store.js';
 import { bellLabels } from './strings.js';
 
 function record(id: string, minutesAgo: number, read = false) {

@@ -9,13 +9,6 @@ import type { NotifiableKey } from './record.js';
 import type { NotificationStore } from './store.js';
 import { createUserAuth, type UserAuthOptions } from './user-auth.js';
 
-/** The signed-in user as the host app knows them; `type` is the notifiable type (`User` by default). */
-export interface NotificationUser {
-  readonly id: string | number;
-  readonly type?: string | undefined;
-  readonly name?: string | undefined;
-}
-
 /**
  * Options of {@link createNotificationApi}. Users are found by `userTokens` (a bearer user token) and/or the
  * host's `authenticate` hook (then writes need the `csrfToken`); with neither, every route answers 401.

@@ -1,5 +1,5 @@
-import type { NotificationUser } from './api.js';
 import { notificationChannelName } from './broadcaster.js';
+import type { NotificationUser } from './notification-user.js';
 import type { NotificationStore } from './store.js';
 
 /** How the bell hears about new notifications live: Herald's real-time server (`wsproto`) or a hub over SSE. */

@@ -2,7 +2,6 @@ export {
   createNotificationApi,
   type NotificationApiErrorCode,
   type NotificationApiOptions,
-  type NotificationUser,
   PREFERENCES_ROUTE,
 } from './api.js';
 export {
@@ -47,6 +46,13 @@ export {
   parseNotificationData,
 } from './notification-data.js';
 export {
+  isNotificationId,
+  type MarkReadOutcome,
+  type NotificationFilter,
+  type NotificationPage,
+} from './notification-queries.js';
+export type { NotificationUser } from './notification-user.js';
+export {
   ANONYMOUS_NOTIFIABLE_TYPE,
   createNotifier,
   type Notifier,
@@ -77,11 +83,6 @@ export {
 } from './send-api.js';
 export {
   createNotificationStore,
-  type IdempotencyClaim,
-  isNotificationId,
-  type MarkReadOutcome,
-  type NotificationFilter,
-  type NotificationPage,
   type NotificationStore,
   type NotificationStoreOptions,
 } from './store.js';

@@ -1,29 +1,28 @@
-import { createHash } from 'node:crypto';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { safeEqual } from '@herald/protocol-core';
 import { type Context, Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import { z } from 'zod';
-import {
-  bearerToken,
-  canonicalJson,
-  describeIssues,
-  type FieldIssue,
-  readJsonBody,
-} from './internal/http.js';
+import { NotificationError } from './errors.js';
+import { bearerToken, describeIssues, type FieldIssue, readJsonBody } from './internal/http.js';
+import { storeConnectionOf } from './internal/store-connection.js';
 import type { NotificationLogger } from './logger.js';
 import { silentNotificationLogger } from './logger.js';
 import type { Notifiable, Notification } from './notification.js';
 import { type NotificationData, notificationDataSchema } from './notification-data.js';
 import type { Notifier, SendReport } from './notifier.js';
+import { createSendIdempotency, isIdempotencyKey, type SendAnswer } from './send-idempotency.js';
 import type { NotificationStore } from './store.js';
 
 /** Options of {@link createSendApi}. */
 export interface SendApiOptions {
   /** The sender whose channels the API sends through. */
   readonly notifier: Notifier;
-  /** Keeps idempotency keys (and, through the notifier's channels, the notifications). */
+  /**
+   * A store made by `createNotificationStore`: the send API keeps its idempotency keys in the store's database
+   * (the notifications themselves are stored by the notifier's channels).
+   */
   readonly store: NotificationStore;
   /**
    * The API secret other backends send as `Authorization: Bearer <secret>`. Without one, every request
@@ -125,9 +124,6 @@ function sendBodySchema(maxRecipients: number) {
   });
 }
 
-// RFC 9110 token characters are too strict for UUIDs with braces; any visible ASCII up to 255 is accepted.
-const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
-
 function errorBody(code: SendApiErrorCode, message: string, issues?: readonly FieldIssue[]) {
   return { error: issues ? { code, message, issues } : { code, message } };
 }
@@ -149,15 +145,23 @@ function mergeCounts(into: Record<string, number>, from: Readonly<Record<string,
  * Creates the send API as a hono router: `POST /notification/send` lets another backend notify users,
  * authenticated by the API secret, with `Idempotency-Key` support and recipients sent in chunks.
  *
+ * @throws {NotificationError} `invalid_options` when `store` was not made by `createNotificationStore`.
  * @example
  * app.route('/', createSendApi({ notifier, store, secret: process.env.NOTIFICATION_API_SECRET }));
  */
 export function createSendApi(options: SendApiOptions): Hono {
-  const { notifier, store } = options;
+  const { notifier } = options;
+  const connection = storeConnectionOf(options.store);
+  if (connection === undefined) {
+    throw new NotificationError(
+      'invalid_options',
+      'the send API keeps its idempotency keys in a store made by createNotificationStore',
+    );
+  }
+  const idempotency = createSendIdempotency(connection, options.idempotencyTtlMs ?? 24 * 60 * 60 * 1000);
   const logger = options.logger ?? silentNotificationLogger;
   const maxRecipients = options.maxRecipients ?? 10_000;
   const chunkSize = Math.max(1, options.chunkSize ?? 500);
-  const ttl = options.idempotencyTtlMs ?? 24 * 60 * 60 * 1000;
   const registered = new Set(notifier.channelNames);
   const defaultChannels =
     options.defaultChannels ?? ['database', 'broadcast'].filter((name) => registered.has(name));
@@ -226,7 +230,7 @@ export function createSendApi(options: SendApiOptions): Hono {
       return apiError(c, 'unauthenticated', 'send the API secret as "Authorization: Bearer <secret>"');
     }
     const key = c.req.header(IDEMPOTENCY_KEY_HEADER);
-    if (key !== undefined && !IDEMPOTENCY_KEY.test(key)) {
+    if (key !== undefined && !isIdempotencyKey(key)) {
       const issues = [
         { path: 'headers.idempotency-key', message: 'must be 1 to 255 visible ASCII characters' },
       ];
@@ -255,7 +259,7 @@ export function createSendApi(options: SendApiOptions): Hono {
      * Sends, and answers what to reply: the result, or a 500 naming how far it got when it stopped part way
      * (a failure before anything went out is thrown, for `onError`).
      */
-    const attempt = async (): Promise<{ status: ContentfulStatusCode; body: object }> => {
+    const attempt = async (): Promise<SendAnswer> => {
       const progress = { sent: 0 };
       try {
         return { status: 200, body: { data: await send(body.value, channels, progress) } };
@@ -277,37 +281,26 @@ export function createSendApi(options: SendApiOptions): Hono {
       return c.json(answer.body, answer.status);
     }
 
-    const fingerprint = createHash('sha256').update(canonicalJson(body.value)).digest('hex');
-    const claim = await store.claimIdempotencyKey(key, fingerprint, new Date(Date.now() - ttl));
-    if (claim.state !== 'claimed' && claim.fingerprint !== fingerprint) {
-      return apiError(
-        c,
-        'idempotency_key_reused',
-        `the ${IDEMPOTENCY_KEY_HEADER} was already used for a different request`,
-      );
+    const outcome = await idempotency.once(key, body.value, attempt);
+    switch (outcome.kind) {
+      case 'reused':
+        return apiError(
+          c,
+          'idempotency_key_reused',
+          `the ${IDEMPOTENCY_KEY_HEADER} was already used for a different request`,
+        );
+      case 'in_progress':
+        return apiError(
+          c,
+          'idempotency_key_in_progress',
+          `a request with this ${IDEMPOTENCY_KEY_HEADER} is still being sent; retry later`,
+        );
+      case 'replayed':
+        c.header(IDEMPOTENT_REPLAYED_HEADER, 'true');
+        return c.json(outcome.answer.body, outcome.answer.status);
+      case 'sent':
+        return c.json(outcome.answer.body, outcome.answer.status);
     }
-    if (claim.state === 'in_progress') {
-      return apiError(
-        c,
-        'idempotency_key_in_progress',
-        `a request with this ${IDEMPOTENCY_KEY_HEADER} is still being sent; retry later`,
-      );
-    }
-    if (claim.state === 'completed') {
-      c.header(IDEMPOTENT_REPLAYED_HEADER, 'true');
-      return c.json(claim.response as object, claim.status as ContentfulStatusCode);
-    }
-    let answer: Awaited<ReturnType<typeof attempt>>;
-    try {
-      answer = await attempt();
-    } catch (error) {
-      // Nothing went out, so a retry with this key may send.
-      await store.releaseIdempotencyKey(key);
-      throw error;
-    }
-    // Kept even when it stopped part way: a retry must not send to those recipients again.
-    await store.completeIdempotencyKey(key, answer.status, answer.body);
-    return c.json(answer.body, answer.status);
   });
 
   return app;

@@ -1,7 +1,7 @@
 import { safeEqual } from '@herald/protocol-core';
 import type { Context } from 'hono';
-import type { NotificationUser } from './api.js';
 import { bearerToken } from './internal/http.js';
+import type { NotificationUser } from './notification-user.js';
 import type { UserTokenVerifier } from './user-token.js';
 
 /** The header writes of a cookie session carry the page's CSRF token in. */

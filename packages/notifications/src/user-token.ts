@@ -9,8 +9,8 @@ import {
   jwtVerify,
   SignJWT,
 } from 'jose';
-import type { NotificationUser } from './api.js';
 import { NotificationError } from './errors.js';
+import type { NotificationUser } from './notification-user.js';
 
 /** The audience user tokens carry unless told otherwise. */
 export const DEFAULT_USER_TOKEN_AUDIENCE = 'herald-notifications';

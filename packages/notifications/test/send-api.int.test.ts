@@ -312,3 +312,17 @@ describe('the send API without a secret', () => {
     });
   });
 });
+
+describe('the send API on a store it cannot keep keys in', () => {
+  it('refuses at creation a store not made by createNotificationStore', async () => {
+    const store = await createNotificationStore();
+    const notifier = createNotifier({ channels: { database: createDatabaseChannel({ store }) } });
+    try {
+      expect(() => createSendApi({ notifier, store: { ...store }, secret: SECRET })).toThrow(
+        expect.objectContaining({ code: 'invalid_options' }),
+      );
+    } finally {
+      await store.close();
+    }
+  });
+});

@@ -95,7 +95,7 @@ function checkDestination(name: string, value: unknown): TeamChatDestination | u
 function resolveRoute(name: string, notifiable: Notifiable, notification: Notification): unknown {
   const routed = notifiable.routeNotificationFor?.(name, notification);
   if (routed !== undefined && routed !== null && routed !== '') return routed;
-  const method = (notifiable as unknown as Record<string, unknown>)[teamChatRouteMethod(name)];
+  const method: unknown = Reflect.get(notifiable, teamChatRouteMethod(name));
   return typeof method === 'function' ? method.call(notifiable, notification) : undefined;
 }
 

@@ -1,4 +1,4 @@
-import type { LiveState } from '../store.js';
+import type { LiveState } from '../bell-store.js';
 
 /** What a live connection tells the bell: each event on the user's channel, and when it goes up or down. */
 export interface LiveHandlers {

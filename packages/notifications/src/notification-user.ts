@@ -1,0 +1,6 @@
+/** The signed-in user as the host app knows them; `type` is the notifiable type (`User` by default). */
+export interface NotificationUser {
+  readonly id: string | number;
+  readonly type?: string | undefined;
+  readonly name?: string | undefined;
+}
