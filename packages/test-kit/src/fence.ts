@@ -4,8 +4,8 @@ import { UNTIL_LIMIT_MS, until } from './until.js';
 export interface FenceOptions<T> {
   /** Everything the stream delivered so far, in arrival order. */
   readonly received: () => readonly T[];
-  /** The item that must not have come. */
-  readonly unwanted: (item: T) => boolean;
+  /** The item that must not have come; without it the fence only waits, and the test's own assertions follow. */
+  readonly unwanted?: (item: T) => boolean;
   /** Causes a marker to travel the same path after the action (publish an event, send a ping, …). */
   readonly sendMarker: () => unknown;
   /** Recognises the marker when it arrives. */
@@ -19,14 +19,17 @@ export interface FenceOptions<T> {
 /**
  * Proves that an unwanted item did not come: sends a marker on the same ordered path after the action and waits
  * for it; anything the action caused has arrived before it, so if nothing unwanted came by then, nothing will.
- * Fails when the marker never arrives or when an unwanted item arrived before it (however late).
+ * Fails when the marker never arrives or when an unwanted item arrived before it (however late). `unwanted` is
+ * tested against the whole stream: keep it specific, or hand `received` only the part after the action.
  */
 export async function fence<T>(options: FenceOptions<T>): Promise<void> {
   const before = options.received().length;
   await options.sendMarker();
   const markerArrived = () => options.received().slice(before).some(options.isMarker);
-  await until(markerArrived, 'the fence marker', options.limitMs ?? UNTIL_LIMIT_MS);
-  const came = options.received().filter(options.unwanted);
+  await until(markerArrived, { what: 'the fence marker', limitMs: options.limitMs ?? UNTIL_LIMIT_MS });
+  const { unwanted } = options;
+  if (!unwanted) return;
+  const came = options.received().filter(unwanted);
   if (came.length > 0) {
     throw new Error(
       `fence: ${options.what ?? 'an unwanted item'} arrived before the marker: ${came.map(describe).join(', ')}`,

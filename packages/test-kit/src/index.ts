@@ -15,4 +15,4 @@ export { type RedisOptions, type RedisProcess, startRedis } from './redis-server
 /** Lets time pass; only where a test must (a lease or a timer that has to run out). */
 export { sleep } from './sleep.js';
 /** Waits until a condition holds, with a generous outer limit and a failure that names the condition. */
-export { UNTIL_LIMIT_MS, until } from './until.js';
+export { UNTIL_LIMIT_MS, type UntilOptions, until } from './until.js';

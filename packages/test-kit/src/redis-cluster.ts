@@ -36,8 +36,7 @@ export async function startRedisCluster(args: readonly string[] = []): Promise<R
     for (const master of masters) {
       await until(
         async () => (await redisCli(master.port, 'CLUSTER', 'INFO')).includes('cluster_state:ok'),
-        `cluster_state:ok on port ${master.port}`,
-        limitMs,
+        { what: `cluster_state:ok on port ${master.port}`, limitMs },
       );
     }
   };

@@ -75,8 +75,7 @@ async function startRedisOn(port: number, options: RedisOptions): Promise<RedisP
     // A server that exits (its port was taken) ends the wait at once instead of at the limit.
     await until(
       async () => gone() || (await redisCli(port, 'PING').catch(() => '')) === 'PONG',
-      `redis-server on port ${port} to answer PING`,
-      options.limitMs,
+      { what: `redis-server on port ${port} to answer PING`, limitMs: options.limitMs },
     );
     if (gone())
       throw new Error(`redis-server on port ${port} exited (${started.exitCode ?? started.signalCode})`);

@@ -15,7 +15,7 @@ describe('until', () => {
   });
 
   it('names the condition it waited for when it times out', async () => {
-    await expect(until(() => false, 'the answer', 50)).rejects.toThrow(
+    await expect(until(() => false, { what: 'the answer', limitMs: 50 })).rejects.toThrow(
       'timed out after 50 ms waiting for the answer',
     );
   });
@@ -25,8 +25,7 @@ describe('until', () => {
       () => {
         throw new Error('still 2 frames');
       },
-      undefined,
-      50,
+      { limitMs: 50 },
     );
     await expect(failure).rejects.toThrow(/waiting for \(\) => \{[\s\S]*: still 2 frames$/);
   });
