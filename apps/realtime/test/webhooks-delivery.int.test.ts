@@ -1,12 +1,12 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { until } from '@herald/test-kit';
 import { type ReceivedRequest, startWebhookReceiver, type WebhookReceiver } from '@herald/webhooks/testing';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type PusherClient, pusherJsClient } from './pusher-client.js';
 import { pusherSdk } from './pusher-sdk.js';
 import { type RunningBin, startBin } from './run-bin.js';
-import { until } from './wait.js';
 
 // Delivery through the running app: pusher-js clients make the events, `realtime` sends them, and a loopback
 // receiver checks every request with the official `pusher` SDK's webhook helper.
