@@ -34,10 +34,10 @@ export async function startRedisCluster(args: readonly string[] = []): Promise<R
   };
   const healthy = async (limitMs = 10_000) => {
     for (const master of masters) {
-      await until(
-        async () => (await redisCli(master.port, 'CLUSTER', 'INFO')).includes('cluster_state:ok'),
-        { what: `cluster_state:ok on port ${master.port}`, limitMs },
-      );
+      await until(async () => (await redisCli(master.port, 'CLUSTER', 'INFO')).includes('cluster_state:ok'), {
+        what: `cluster_state:ok on port ${master.port}`,
+        limitMs,
+      });
     }
   };
   try {

@@ -73,10 +73,10 @@ async function startRedisOn(port: number, options: RedisOptions): Promise<RedisP
     child = started;
     const gone = () => started.exitCode !== null || started.signalCode !== null;
     // A server that exits (its port was taken) ends the wait at once instead of at the limit.
-    await until(
-      async () => gone() || (await redisCli(port, 'PING').catch(() => '')) === 'PONG',
-      { what: `redis-server on port ${port} to answer PING`, limitMs: options.limitMs },
-    );
+    await until(async () => gone() || (await redisCli(port, 'PING').catch(() => '')) === 'PONG', {
+      what: `redis-server on port ${port} to answer PING`,
+      limitMs: options.limitMs,
+    });
     if (gone())
       throw new Error(`redis-server on port ${port} exited (${started.exitCode ?? started.signalCode})`);
   };
