@@ -148,6 +148,8 @@ describe('three nodes joined by a cluster adapter', () => {
     // the user's traffic: a terminate sent after a confirmation could otherwise miss that socket.
     await first.roundTrip();
     await second.roundTrip();
+    // A server that did not wait for the routing would confirm after some other promise, possibly after the pong: a
+    // short window stands in for a marker here.
     await sleep(100);
     expect(answered).toEqual([]);
     route();
