@@ -299,6 +299,7 @@ describe('apps from PostgreSQL, changed with `realtime apps` while two nodes run
     // Written while the nodes cannot see the database.
     expect((await apps('add', '--id', 'late', '--key', 'late-key', '--secret', 'late-secret')).code).toBe(0);
     expect((await apps('enable', 'shop')).code).toBe(0);
+    // The nodes cannot see the database, so no path exists that a marker could follow: a window stands in.
     await sleep(300);
     expect((await attempt(port(0), 'late-key')).outcome).toBe(4001);
 
