@@ -1,10 +1,43 @@
-import { defineConfig } from 'vitest/config';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { defineConfig, type TestProjectInlineConfiguration } from 'vitest/config';
 
-// One run covers every package: each package and app declares its own project(s). The real-time packages add a
-// `*.portable.config.ts` project that runs their integration suites on the portable transport as well.
+// One run covers every package. Each package and app has a `<name>:unit` project for the unit tests beside its
+// sources (src/**/*.test.ts: no I/O, milliseconds; `pnpm test:unit` runs them all) and declares its own project
+// for its integration tests (test/**); the real-time packages add a `*.portable.config.ts` project that runs
+// their integration suites on the portable transport as well.
+
+const root = import.meta.dirname;
+
+/** Project names follow the package folders, and the apps' package names (`realtime-app`). */
+function projectName(group: string, folder: string): string {
+  if (group === 'packages') return folder;
+  const manifest = JSON.parse(readFileSync(join(root, group, folder, 'package.json'), 'utf8')) as {
+    name: string;
+  };
+  return manifest.name.replace(/^@[^/]+\//, '');
+}
+
+function unitProjects(): TestProjectInlineConfiguration[] {
+  return ['packages', 'apps'].flatMap((group) =>
+    readdirSync(join(root, group))
+      .filter((folder) => existsSync(join(root, group, folder, 'src')))
+      .map((folder) => ({
+        test: {
+          name: `${projectName(group, folder)}:unit`,
+          root: resolve(root, group, folder),
+          include: ['src/**/*.test.ts'],
+          // Unit tests take milliseconds; the limit only allows for a machine shared with other builds.
+          testTimeout: 20_000,
+        },
+      })),
+  );
+}
+
 export default defineConfig({
   test: {
     projects: [
+      ...unitProjects(),
       'packages/*/vitest.config.ts',
       'packages/*/vitest.portable.config.ts',
       'apps/*/vitest.config.ts',

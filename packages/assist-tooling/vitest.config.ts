@@ -6,7 +6,7 @@ import { defineProject } from 'vitest/config';
 export default defineProject({
   test: {
     name: 'assist-tooling',
-    include: ['src/**/*.test.ts', 'test/**/*.test.ts'],
+    include: ['test/**/*.test.ts'],
     testTimeout: 180_000,
     hookTimeout: 180_000,
   },

@@ -1,5 +1,5 @@
 import { defineProject } from 'vitest/config';
 
 export default defineProject({
-  test: { name: 'http-api', include: ['src/**/*.test.ts', 'test/**/*.test.ts'] },
+  test: { name: 'http-api', include: ['test/**/*.test.ts'] },
 });

@@ -5,7 +5,7 @@ import { defineProject } from 'vitest/config';
 export default defineProject({
   test: {
     name: 'scaling-redis',
-    include: ['src/**/*.test.ts', 'test/**/*.test.ts'],
+    include: ['test/**/*.test.ts'],
     testTimeout: 120_000,
     hookTimeout: 120_000,
   },

@@ -1,5 +1,5 @@
 import { defineProject } from 'vitest/config';
 
 export default defineProject({
-  test: { name: 'webhooks', include: ['src/**/*.test.ts', 'test/**/*.test.ts'], testTimeout: 90_000 },
+  test: { name: 'webhooks', include: ['test/**/*.test.ts'], testTimeout: 90_000 },
 });

@@ -3,8 +3,8 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { until } from '@herald/test-kit';
 import { chromium } from 'playwright-core';
-import { eventually } from './examples.js';
 import { repoRoot } from './workspace.js';
 
 /** The slice of the workspace's @herald/notifications build the page needs (the real store and JSON API). */
@@ -94,18 +94,24 @@ export async function runPlainPage(options: {
     tab.on('pageerror', (error) => errors.push(error.message));
     await tab.goto(`http://127.0.0.1:${port}/`);
     const button = tab.locator('.herald-bell__button');
-    await eventually(async () => {
-      const label = await button.getAttribute('aria-label', { timeout: 5_000 });
-      if (label !== 'Notifications, 1 unread') throw new Error(`the bell says "${label}"`);
-    });
+    await until(
+      async () => {
+        const label = await button.getAttribute('aria-label', { timeout: 5_000 });
+        if (label !== 'Notifications, 1 unread') throw new Error(`the bell says "${label}"`);
+      },
+      { limitMs: 60_000 },
+    );
     // Evaluated in the page (as text: this file is not compiled with the DOM library).
     const api = (await tab.evaluate('Object.keys(window.HeraldNotificationBell ?? {}).sort()')) as string[];
     if (!api.includes('make')) throw new Error(`window.HeraldNotificationBell has ${api.join(', ')}`);
     await button.click();
-    await eventually(async () => {
-      const text = (await tab.locator('.herald-bell__list').textContent({ timeout: 5_000 })) ?? '';
-      if (!text.includes('Invoice paid')) throw new Error(`the list shows "${text}"`);
-    });
+    await until(
+      async () => {
+        const text = (await tab.locator('.herald-bell__list').textContent({ timeout: 5_000 })) ?? '';
+        if (!text.includes('Invoice paid')) throw new Error(`the list shows "${text}"`);
+      },
+      { limitMs: 60_000 },
+    );
     const accent = (await tab.evaluate(
       "getComputedStyle(document.querySelector('.herald-bell')).getPropertyValue('--herald-bell-accent')",
     )) as string;

@@ -1,9 +1,9 @@
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { existsSync, readFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { freePort, until } from '@herald/test-kit';
 import { startRocketChatDouble } from '../../packages/teamchat-channel/test/rocketchat-double.js';
 import { runPlainPage } from './bell-page.js';
 import type { Client } from './consumer.js';
@@ -101,9 +101,12 @@ const specs: Record<string, Partial<ExampleSpec>> = {
       stop: async () => {},
     }),
     serves: async (env, output) => {
-      await eventually(async () => {
-        if (!output().includes('listening on')) throw new Error('not listening yet');
-      });
+      await until(
+        async () => {
+          if (!output().includes('listening on')) throw new Error('not listening yet');
+        },
+        { limitMs: 60_000 },
+      );
       const response = await fetch(`http://127.0.0.1:${env.PORT}/anything`);
       const body = await response.text();
       if (response.status !== 404 || body !== '{"error":"Not found"}') {
@@ -174,33 +177,6 @@ const specs: Record<string, Partial<ExampleSpec>> = {
 /** The spec for a package folder; a package without one runs the first block under "Example", to its end. */
 export function exampleSpecOf(folder: string): ExampleSpec {
   return { heading: 'Example', ...specs[folder] };
-}
-
-/** A port free right now (the OS picks it; the example binds it a moment later). */
-export async function freePort(): Promise<number> {
-  const server = createServer();
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const address = server.address();
-  const port = typeof address === 'object' && address ? address.port : 0;
-  server.close();
-  await once(server, 'close');
-  return port;
-}
-
-/** Polls until `probe` resolves, or fails after `limitMs` with the last error. */
-export async function eventually<T>(probe: () => Promise<T>, limitMs = 60_000): Promise<T> {
-  const deadline = Date.now() + limitMs;
-  let lastError: unknown;
-  while (Date.now() < deadline) {
-    try {
-      return await probe();
-    } catch (error) {
-      lastError = error;
-      await new Promise((resolve) => setTimeout(resolve, 200));
-    }
-  }
-  throw new Error(`gave up after ${limitMs} ms: ${String(lastError)}`);
 }
 
 /** Runs the compiled example in the consumer project; answers its standard output. */

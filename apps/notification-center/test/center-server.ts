@@ -3,13 +3,10 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { silentNotificationLogger } from '@herald/notifications';
+import { dropSchema, POSTGRES_URL, randomSchema } from '@herald/test-kit';
 import { type ServerType, serve } from '@hono/node-server';
-import pg from 'pg';
 import { createNotificationCenter, type NotificationCenter } from '../src/center.js';
 import { configFromEnv } from '../src/config.js';
-
-/** The PostgreSQL the tests use: DATABASE_URL, or the machine's default test database. */
-export const POSTGRES_URL = process.env.DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/test';
 
 /** A notification center listening on a random port, over a real HTTP server. */
 export interface RunningCenter {
@@ -37,17 +34,9 @@ export async function startCenter(
     storeEnv = { NOTIFICATION_PGLITE_DIR: dataDir };
     cleanup = () => rm(dataDir, { recursive: true, force: true });
   } else {
-    const schema = `herald_nc_test_${process.pid}_${Math.random().toString(36).slice(2, 10)}`;
+    const schema = randomSchema('herald_nc_test');
     storeEnv = { DATABASE_URL: POSTGRES_URL, NOTIFICATION_DATABASE_SCHEMA: schema };
-    cleanup = async () => {
-      const client = new pg.Client({ connectionString: POSTGRES_URL });
-      await client.connect();
-      try {
-        await client.query(`drop schema if exists "${schema}" cascade`);
-      } finally {
-        await client.end();
-      }
-    };
+    cleanup = () => dropSchema(schema);
   }
   const loaded = configFromEnv({ ...storeEnv, ...env });
   if (!loaded.ok) throw new Error(loaded.problems.join('\n'));

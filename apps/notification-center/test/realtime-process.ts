@@ -1,8 +1,8 @@
-import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { startProcess } from '@herald/test-kit';
 
 const BIN = fileURLToPath(new URL('../../realtime/dist/bin.js', import.meta.url));
 
@@ -22,42 +22,26 @@ export async function startRealtime(app: {
   secret: string;
 }): Promise<RealtimeProcess> {
   const cwd = await mkdtemp(join(tmpdir(), 'herald-nc-realtime-'));
-  const child: ChildProcess = spawn(process.execPath, [BIN, 'server', '--host', '127.0.0.1', '--port', '0'], {
-    cwd,
-    env: {
-      PATH: process.env.PATH,
-      REALTIME_APP_ID: app.id,
-      REALTIME_APP_KEY: app.key,
-      REALTIME_APP_SECRET: app.secret,
+  const started = await startProcess(
+    process.execPath,
+    [BIN, 'server', '--host', '127.0.0.1', '--port', '0'],
+    {
+      cwd,
+      env: {
+        PATH: process.env.PATH,
+        REALTIME_APP_ID: app.id,
+        REALTIME_APP_KEY: app.key,
+        REALTIME_APP_SECRET: app.secret,
+      },
+      // The banner is complete once it named the REST API.
+      ready: (output) => (output.includes('REST API') ? /listening on [^\s]+:(\d+)/.exec(output) : null),
+      limitMs: 60_000,
     },
-  });
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  let output = '';
-  const port = await new Promise<number>((resolve, reject) => {
-    const timer = setTimeout(() => {
-      child.kill('SIGKILL');
-      reject(new Error(`realtime did not start within 60 s:\n${output}`));
-    }, 60_000);
-    const read = (chunk: Buffer) => {
-      output += chunk.toString();
-      const match = /listening on [^\s]+:(\d+)/.exec(output);
-      if (match && output.includes('REST API')) {
-        clearTimeout(timer);
-        resolve(Number(match[1]));
-      }
-    };
-    child.stdout?.on('data', read);
-    child.stderr?.on('data', read);
-    void exited.then(() => {
-      clearTimeout(timer);
-      reject(new Error(`realtime exited:\n${output}`));
-    });
-  });
+  );
   return {
-    port,
+    port: Number(started.match[1]),
     async stop() {
-      if (child.exitCode === null) child.kill('SIGTERM');
-      await exited;
+      await started.stop();
     },
   };
 }

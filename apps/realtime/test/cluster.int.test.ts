@@ -2,16 +2,16 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { type RedisProcess, sleep, startRedis, startRedisCluster, until } from '@herald/test-kit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
+import { triggerMarker } from './fence.js';
 import { PusherClient } from './pusher-client.js';
 import { pusherSdk } from './pusher-sdk.js';
 import { socket } from './raw-socket.js';
-import { type RedisProcess, startRedis, startRedisCluster } from './redis-process.js';
 import { type RunningBin, runBin, startBin } from './run-bin.js';
 
 const APP = { id: 'shop', key: 'shop-key', secret: 'shop-secret' };
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 type Scaling = { server?: { url: string }; cluster_mode?: boolean; nodes?: string[] };
 
@@ -72,7 +72,7 @@ describe('three Herald nodes on one Redis', () => {
     await sdk(port(0)).trigger('orders', 'created', { id: 1 }, { socket_id: b.socketId });
     await a.waitFor((frame) => frame.event === 'created');
     await c.waitFor((frame) => frame.event === 'created');
-    await sleep(200);
+    await triggerMarker(sdk(port(0)), 'orders', [a, b, c]);
     expect([count(a.frames, 'created'), count(b.frames, 'created'), count(c.frames, 'created')]).toEqual([
       1, 0, 1,
     ]);
@@ -87,7 +87,8 @@ describe('three Herald nodes on one Redis', () => {
     await tab1.subscribe('presence-team', JSON.stringify({ user_id: 'ada', user_info: { name: 'Ada' } }));
     await tab2.subscribe('presence-team', JSON.stringify({ user_id: 'ada', user_info: { name: 'Ada' } }));
     await watcher.waitFor((frame) => frame.event === 'pusher_internal:member_added');
-    await sleep(200);
+    // A second member_added would come from the node of the second tab, ahead of a marker sent through it.
+    await triggerMarker(sdk(port(2)), 'presence-team', [watcher]);
     expect(count(watcher.frames, 'pusher_internal:member_added')).toBe(1);
     for (let i = 0; i < 3; i++) {
       const users = (await (await sdk(port(i)).get({ path: '/channels/presence-team/users' })).json()) as {
@@ -103,7 +104,15 @@ describe('three Herald nodes on one Redis', () => {
       expect(info).toMatchObject({ occupied: true, user_count: 2, subscription_count: 3 });
     }
     tab1.ws.close();
-    await sleep(300);
+    // Node 1 has handled the close once the cluster counts one socket less; a member_removed it decided on would
+    // come ahead of a marker sent through it.
+    await until(async () => {
+      const info = await (
+        await sdk(port(1)).get({ path: '/channels/presence-team', params: { info: 'subscription_count' } })
+      ).json();
+      return (info as { subscription_count?: number }).subscription_count === 2;
+    }, 'node 1 to handle the close');
+    await triggerMarker(sdk(port(1)), 'presence-team', [watcher]);
     expect(count(watcher.frames, 'pusher_internal:member_removed')).toBe(0);
     tab2.ws.close();
     await watcher.waitFor((frame) => frame.event === 'pusher_internal:member_removed');
@@ -159,6 +168,8 @@ describe('three Herald nodes on one Redis', () => {
     );
     await other.waitFor((frame) => frame.event === 'pusher_internal:member_removed', 5000);
     expect(Date.now() - removedAt).toBeLessThan(4000);
+    // A second reaper would act on its own heartbeat timer, not in answer to anything a marker could follow: only
+    // time (a few heartbeats) shows that none does.
     await sleep(600);
     expect(count(watcher.frames, 'pusher_internal:member_removed')).toBe(1);
     expect(count(other.frames, 'pusher_internal:member_removed')).toBe(1);
@@ -328,7 +339,7 @@ describe('three Herald nodes on a three-master Redis Cluster', () => {
     await sdk(port(1)).trigger('news', 'posted', { n: 1 }, { socket_id: clients[0]?.socketId });
     await clients[1]?.waitFor((frame) => frame.event === 'posted');
     await clients[2]?.waitFor((frame) => frame.event === 'posted');
-    await sleep(200);
+    await triggerMarker(sdk(port(1)), 'news', clients);
     expect(clients.map((client) => count(client.frames, 'posted'))).toEqual([0, 1, 1]);
     for (const client of clients) client.ws.close();
   });
@@ -350,7 +361,9 @@ describe('three Herald nodes on a three-master Redis Cluster', () => {
     a.ws.close();
     b.ws.close();
     await watcher.waitFor((frame) => frame.event === 'pusher_internal:member_removed');
-    await sleep(200);
+    // Either tab's node could send a second member_added or member_removed: a marker through each follows it.
+    await triggerMarker(sdk(port(1)), 'presence-c', [watcher]);
+    await triggerMarker(sdk(port(2)), 'presence-c', [watcher]);
     expect(count(watcher.frames, 'pusher_internal:member_added')).toBe(1);
     expect(count(watcher.frames, 'pusher_internal:member_removed')).toBe(1);
     watcher.ws.close();

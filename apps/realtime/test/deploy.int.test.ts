@@ -2,11 +2,11 @@ import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join, posix } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { type RedisProcess, startRedis } from '@herald/test-kit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseAllDocuments } from 'yaml';
 import { z } from 'zod';
 import { envSchema } from '../src/load-config.js';
-import { type RedisProcess, startRedis } from './redis-process.js';
 import { type RunningBin, runBin, startBin } from './run-bin.js';
 
 // The files under deploy/ at the repository root, checked against the real server. No container runtime or

@@ -1,11 +1,11 @@
 import { randomBytes } from 'node:crypto';
 import { connect, createServer, type Server } from 'node:net';
+import { type RedisProcess, startRedis, until } from '@herald/test-kit';
 import Pusher from 'pusher';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { clusterNodeDir } from './cluster-node-dir.js';
 import { PusherClient } from './pusher-client.js';
-import { clusterNodeDir, type RedisProcess, startRedis } from './redis-process.js';
 import { type RunningBin, startBin } from './run-bin.js';
-import { until } from './wait.js';
 
 const APP = { id: 'shop', key: 'shop-key', secret: 'shop-secret' };
 

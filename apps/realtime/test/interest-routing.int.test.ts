@@ -3,13 +3,12 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { signUserAuth } from '@herald/protocol-core';
+import { startRedis, startRedisCluster, until } from '@herald/test-kit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pusherJsClient } from './pusher-client.js';
 import { pusherSdk } from './pusher-sdk.js';
 import { socket } from './raw-socket.js';
-import { startRedis, startRedisCluster } from './redis-process.js';
 import { type RunningBin, startBin } from './run-bin.js';
-import { eventually } from './wait.js';
 
 // Three `realtime server` processes with interest routing (the default) on a redis-server and on a three-master
 // Redis Cluster started here: what each node receives from Redis is read from its /metrics.
@@ -129,7 +128,7 @@ describe.each(layouts)('interest routing between three nodes on $name', ({ start
   });
 
   /** Waits until the channels left by the tests before have lingered out: node 2 listens on no topic. */
-  const noTopics = () => eventually(async () => expect(await topics(port(2))).toBe(0));
+  const noTopics = () => until(async () => expect(await topics(port(2))).toBe(0));
 
   it('drops a channel after the last local subscriber leaves, once the linger is over', async () => {
     await noTopics();
@@ -137,7 +136,7 @@ describe.each(layouts)('interest routing between three nodes on $name', ({ start
     await listener.subscribe('short-lived');
     expect(await topics(port(2))).toBe(1);
     listener.send({ event: 'pusher:unsubscribe', data: { channel: 'short-lived' } });
-    await eventually(async () => expect(await topics(port(2))).toBe(0));
+    await until(async () => expect(await topics(port(2))).toBe(0));
     const quiet = await received(port(2));
     await sdk(port(0)).trigger('short-lived', 'late', {});
     // A publish to a channel node 2 left is not sent to it: checked against a channel it still holds.

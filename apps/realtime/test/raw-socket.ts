@@ -1,4 +1,5 @@
 import { signChannelAuth } from '@herald/protocol-core';
+import { until } from '@herald/test-kit';
 import WebSocket from 'ws';
 
 /** The app the raw sockets sign subscriptions for. */
@@ -28,13 +29,8 @@ export async function socket(
     frames.push(frame);
   });
   const waitFor = async (test: (frame: (typeof frames)[number]) => boolean, ms = 20_000) => {
-    const until = Date.now() + ms;
-    while (Date.now() < until) {
-      const found = frames.find(test);
-      if (found) return found;
-      await new Promise((resolve) => setTimeout(resolve, 10));
-    }
-    throw new Error('frame not received');
+    await until(() => frames.some(test), { what: 'a matching frame', limitMs: ms });
+    return frames.find(test) as (typeof frames)[number];
   };
   const established = await waitFor((frame) => frame.event === 'pusher:connection_established');
   const socketId = (established.data as { socket_id: string }).socket_id;

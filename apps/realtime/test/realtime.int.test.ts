@@ -3,6 +3,7 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadNativeUws } from '@herald/realtime-server';
+import { until } from '@herald/test-kit';
 import Pusher from 'pusher';
 import { afterEach, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
@@ -13,7 +14,6 @@ import { type RunningBin, runBin, startBin } from './run-bin.js';
 const running: RunningBin[] = [];
 // What the bin's loader will find on this Node: the same packages, resolved from the same place.
 const nativeUws = loadNativeUws();
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const clients: PusherClient[] = [];
 
 afterEach(async () => {
@@ -318,7 +318,7 @@ describe('realtime restart_server without scaling', () => {
     expect(result.code).toBe(0);
     expect(result.stdout).toContain(`port ${bin.port}`);
     expect(await closed).toBe(4200);
-    for (let i = 0; i < 100 && !bin.stdout.includes('App "After"'); i++) await sleep(20);
+    await until(() => bin.stdout.includes('App "After"'), 'the restarted server to list the new app');
     expect(bin.stdout).toContain('App "After"');
 
     const fresh = new WebSocket(`ws://127.0.0.1:${bin.port}/app/new-key?protocol=7`);

@@ -1,10 +1,12 @@
 import { signRequest, signUserAuth } from '@herald/protocol-core';
 import { silentLogger } from '@herald/realtime-server';
+import { until } from '@herald/test-kit';
 import Pusher from 'pusher';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { configSchema } from '../src/config-schema.js';
 import { type RunningRealtime, startRealtime } from '../src/start.js';
+import { triggerMarker } from './fence.js';
 import { PusherClient } from './pusher-client.js';
 import { socket } from './raw-socket.js';
 
@@ -18,8 +20,6 @@ async function boot(path = ''): Promise<RunningRealtime> {
   });
   return startRealtime(config, silentLogger);
 }
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 describe('the REST API on a running server, through the official pusher SDK', () => {
   let running: RunningRealtime;
@@ -63,7 +63,7 @@ describe('the REST API on a running server, through the official pusher SDK', ()
     await other.subscribe('room');
     await sdk.trigger('room', 'said', { x: 1 }, { socket_id: sender.socketId });
     await other.waitFor((f) => f.event === 'said');
-    await sleep(100);
+    await triggerMarker(sdk, 'room', [sender, other]);
     expect(sender.frames.some((f) => f.event === 'said')).toBe(false);
     sender.ws.close();
     other.ws.close();
@@ -141,7 +141,9 @@ describe('the REST API on a running server, through the official pusher SDK', ()
     await target.waitFor((f) => f.event === 'pusher:signin_success');
     await sdk.terminateUserConnections('bad-user');
     expect(await target.closed).toBe(4009);
-    await sleep(50);
+    // A ping answered after the termination: a close for the bystander would have come first.
+    bystander.send({ event: 'pusher:ping', data: {} });
+    await bystander.waitFor((f) => f.event === 'pusher:pong');
     expect(bystander.ws.readyState).toBe(WebSocket.OPEN);
     bystander.ws.close();
   });
@@ -163,12 +165,10 @@ describe('the REST API on a running server, through the official pusher SDK', ()
     client.signin();
     await client.user.signinDonePromise;
     const received = new Promise((resolve) => client.user.bind('invoice', resolve));
-    for (
-      let i = 0;
-      i < 1500 && (await running.server.channel(APP.id, '#server-to-user-u-42')).subscriptionCount === 0;
-      i++
-    )
-      await sleep(20);
+    await until(
+      async () => (await running.server.channel(APP.id, '#server-to-user-u-42')).subscriptionCount > 0,
+      'the personal channel subscribed',
+    );
     await sdk.sendToUser('u-42', 'invoice', { total: 9 });
     expect(await received).toEqual({ total: 9 });
     client.disconnect();

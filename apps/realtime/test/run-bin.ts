@@ -1,5 +1,6 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { startProcess } from '@herald/test-kit';
 
 export const BIN = fileURLToPath(new URL('../dist/bin.js', import.meta.url));
 
@@ -14,9 +15,9 @@ function inherited(): NodeJS.ProcessEnv {
 export interface RunningBin {
   readonly child: ChildProcess;
   readonly port: number;
-  stdout: string;
-  stderr: string;
-  exited: Promise<number | null>;
+  readonly stdout: string;
+  readonly stderr: string;
+  readonly exited: Promise<number | null>;
   stop(): Promise<number | null>;
 }
 
@@ -43,47 +44,34 @@ export function runBin(
 }
 
 /** Starts `realtime server` and resolves once it prints the address it listens on. */
-export function startBin(
+export async function startBin(
   args: string[],
   options: { env?: NodeJS.ProcessEnv; cwd?: string; timeoutMs?: number } = {},
 ): Promise<RunningBin> {
-  const child = spawn(process.execPath, [BIN, 'server', '--port', '0', '--host', '127.0.0.1', ...args], {
-    cwd: options.cwd,
-    env: { ...inherited(), ...options.env },
-  });
-  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-  return new Promise((resolve, reject) => {
-    const running = {
-      child,
-      port: 0,
-      stdout: '',
-      stderr: '',
-      exited,
-      stop: async () => {
-        if (child.exitCode === null) child.kill('SIGTERM');
-        return exited;
-      },
-    };
-    const timer = setTimeout(() => {
-      child.kill('SIGKILL');
-      reject(new Error(`realtime did not start:\n${running.stdout}\n${running.stderr}`));
-    }, options.timeoutMs ?? 30_000);
-    child.stderr.on('data', (chunk) => (running.stderr += chunk));
-    child.stdout.on('data', (chunk) => {
-      running.stdout += chunk;
-      const match = /listening on [^\s]+:(\d+)/.exec(running.stdout);
+  const started = await startProcess(
+    process.execPath,
+    [BIN, 'server', '--port', '0', '--host', '127.0.0.1', ...args],
+    {
+      cwd: options.cwd,
+      env: { ...inherited(), ...options.env },
       // The banner is complete once it listed the apps (or said there are none yet, with an empty app store).
-      const listed = running.stdout.includes('REST API') || running.stdout.includes('No apps yet');
-      if (match && running.port === 0 && listed) {
-        running.port = Number(match[1]);
-        clearTimeout(timer);
-        resolve(running);
-      }
-    });
-    void exited.then((code) => {
-      clearTimeout(timer);
-      if (running.port === 0)
-        reject(new Error(`realtime exited with ${code}:\n${running.stdout}\n${running.stderr}`));
-    });
-  });
+      ready: (output) =>
+        output.includes('REST API') || output.includes('No apps yet')
+          ? /listening on [^\s]+:(\d+)/.exec(output)
+          : null,
+      limitMs: options.timeoutMs ?? 30_000,
+    },
+  );
+  return {
+    child: started.child,
+    port: Number(started.match[1]),
+    get stdout() {
+      return started.stdout();
+    },
+    get stderr() {
+      return started.stderr();
+    },
+    exited: started.exited,
+    stop: () => started.stop(),
+  };
 }

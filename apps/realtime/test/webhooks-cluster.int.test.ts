@@ -1,13 +1,13 @@
 import { randomBytes } from 'node:crypto';
+import { type RedisProcess, sleep, startRedis } from '@herald/test-kit';
 import { startWebhookReceiver, type WebhookReceiver } from '@herald/webhooks/testing';
 import Pusher from 'pusher';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { clusterNodeDir } from './cluster-node-dir.js';
 import { socket } from './raw-socket.js';
-import { clusterNodeDir, type RedisProcess, startRedis } from './redis-process.js';
 import { type RunningBin, startBin } from './run-bin.js';
 
 const APP = { id: 'shop', key: 'shop-key', secret: 'shop-secret' };
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 type Event = { name: string; channel: string; user_id?: string };
 
 function nodeConfig(
@@ -53,6 +53,17 @@ describe('webhooks across three nodes on one Redis', () => {
       return webhook.getEvents() as Event[];
     });
   const of = (channel: string) => events().filter((event) => event.channel === channel);
+  let fences = 0;
+  /**
+   * Subscribes `client` to a fresh channel and waits for that channel's occupied webhook. Its node decides
+   * occupancy in the order its socket's frames came, and its webhooks keep that order: any webhook for what the
+   * socket did before has been delivered by then.
+   */
+  const fenceWebhooks = async (client: Awaited<ReturnType<typeof socket>>) => {
+    const channel = `fence-${++fences}`;
+    await client.subscribe(channel);
+    await receiver.waitFor(() => of(channel).length >= 1);
+  };
 
   it('reports occupied for the first subscriber anywhere and vacated after the last, once each', async () => {
     const [n0, n1] = nodes as [RunningBin, RunningBin];
@@ -62,11 +73,12 @@ describe('webhooks across three nodes on one Redis', () => {
     await second.subscribe('orders');
     await receiver.waitFor(() => of('orders').length >= 1);
     first.send({ event: 'pusher:unsubscribe', data: { channel: 'orders' } });
-    await sleep(300);
+    await fenceWebhooks(first);
     expect(of('orders')).toEqual([{ name: 'channel_occupied', channel: 'orders' }]);
     second.send({ event: 'pusher:unsubscribe', data: { channel: 'orders' } });
     await receiver.waitFor(() => of('orders').length >= 2);
-    await sleep(300);
+    await fenceWebhooks(first);
+    await fenceWebhooks(second);
     expect(of('orders')).toEqual([
       { name: 'channel_occupied', channel: 'orders' },
       { name: 'channel_vacated', channel: 'orders' },
@@ -84,7 +96,7 @@ describe('webhooks across three nodes on one Redis', () => {
     await onLast.subscribe('presence-lab', member);
     await receiver.waitFor(() => of('presence-lab').length >= 2);
     onFirst.send({ event: 'pusher:unsubscribe', data: { channel: 'presence-lab' } });
-    await sleep(300);
+    await fenceWebhooks(onFirst);
     expect(of('presence-lab')).toEqual([
       { name: 'channel_occupied', channel: 'presence-lab' },
       { name: 'member_added', channel: 'presence-lab', user_id: 'ada' },
@@ -93,6 +105,7 @@ describe('webhooks across three nodes on one Redis', () => {
     // The node holding the last socket dies without a word: a survivor reaps it and reports both changes once.
     (nodes[2] as RunningBin).child.kill('SIGKILL');
     await receiver.waitFor(() => of('presence-lab').length >= 4, 30_000);
+    // A second reaper would act on its own heartbeat timer, which no marker follows: only time shows none does.
     await sleep(1500);
     expect(of('presence-lab')).toEqual([
       { name: 'channel_occupied', channel: 'presence-lab' },
@@ -132,6 +145,7 @@ describe('webhooks queued in Redis when the node that queued them dies', () => {
           .flatMap((request) => (JSON.parse(request.rawBody) as { events: Event[] }).events)
           .filter((event) => event.channel === 'ledger');
       await receiver.waitFor(() => delivered().length >= 2, 30_000);
+      // A second delivery would follow a lapsed lease (1.5 s), a timer no marker follows: time has to pass.
       await sleep(2000);
       expect(delivered()).toEqual([
         { name: 'channel_occupied', channel: 'ledger' },

@@ -1,12 +1,12 @@
 import { randomBytes } from 'node:crypto';
+import { type RedisProcess, startRedis, until } from '@herald/test-kit';
 import { startWebhookReceiver, type WebhookReceiver } from '@herald/webhooks/testing';
 import type Pusher from 'pusher';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { clusterNodeDir } from './cluster-node-dir.js';
 import { pusherSdk } from './pusher-sdk.js';
 import { socket } from './raw-socket.js';
-import { clusterNodeDir, type RedisProcess, startRedis } from './redis-process.js';
 import { type RunningBin, startBin } from './run-bin.js';
-import { until } from './wait.js';
 
 // Two nodes on one Redis, node A gathering its webhook events for a long batching window and node B sending at
 // once. A change decided on A and the opposite change decided on B moments later reach the shared queue in the

@@ -1,5 +1,6 @@
 import type { LogFields, Logger } from '@herald/protocol-core';
 import type { AppStore } from '@herald/realtime-server';
+import { dropSchema, POSTGRES_URL, randomSchema, sleep, sql, until } from '@herald/test-kit';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import {
   type AppStoreMetrics,
@@ -9,7 +10,16 @@ import {
   type StoredApp,
 } from '../src/index.js';
 import { startTcpProxy, type TcpProxy } from '../src/testing.js';
-import { dropSchema, PG, PG_URL, schemaName, sql } from './database.js';
+
+/** Where the tests' PostgreSQL is, for the proxy that cuts it off. */
+const PG = new URL(POSTGRES_URL);
+const PG_TARGET = { host: PG.hostname, port: Number(PG.port || 5432) };
+/** The same database through a proxy on `port`. */
+const throughProxy = (port: number) => {
+  const url = new URL(POSTGRES_URL);
+  url.host = `127.0.0.1:${port}`;
+  return url.toString();
+};
 
 interface Logged {
   level: string;
@@ -61,21 +71,13 @@ function nextList(
   });
 }
 
-async function until(check: () => boolean | Promise<boolean>, timeoutMs = 20_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-}
-
 const ids = (apps: readonly StoredApp[]) => apps.map((app) => app.id);
 
 describe('PostgreSQL app store', () => {
-  const schema = schemaName();
+  const schema = randomSchema('herald_apps_test');
   const stores: PostgresAppStore[] = [];
   const open = (extra: Partial<Parameters<typeof createPostgresAppStore>[0]> = {}) => {
-    const store = createPostgresAppStore({ url: PG_URL, schema, ...extra });
+    const store = createPostgresAppStore({ url: POSTGRES_URL, schema, ...extra });
     stores.push(store);
     return store;
   };
@@ -235,7 +237,7 @@ describe('PostgreSQL app store', () => {
   describe('when PostgreSQL goes away', () => {
     let proxy: TcpProxy;
     beforeAll(async () => {
-      proxy = await startTcpProxy({ host: PG.host, port: PG.port });
+      proxy = await startTcpProxy(PG_TARGET);
     });
     afterAll(async () => {
       await proxy.close();
@@ -247,7 +249,7 @@ describe('PostgreSQL app store', () => {
       const writer = open();
       await writer.add({ id: 'known', key: 'known-key', secret: 's' });
       const store = open({
-        url: `postgres://${PG.user}@127.0.0.1:${proxy.port}/${PG.database}`,
+        url: throughProxy(proxy.port),
         logger: recordingLogger(logged),
         metrics,
         reconnectDelayMs: 50,
@@ -265,7 +267,7 @@ describe('PostgreSQL app store', () => {
       await writer.add({ id: 'meanwhile', key: 'meanwhile-key', secret: 's' });
       await writer.update('known', { max_connections: 7 });
       // Several reconnect attempts fail while it is cut: still one outage, one warning.
-      await new Promise((resolve) => setTimeout(resolve, 600));
+      await sleep(600);
       expect(metrics.outages).toBe(1);
       expect(logged.filter((entry) => entry.level === 'warn').map((entry) => entry.message)).toEqual([
         'app store unreachable: serving the known apps from memory',
@@ -291,7 +293,7 @@ describe('PostgreSQL app store', () => {
       const writer = open();
       await writer.add({ id: 'quiet', key: 'quiet-key', secret: 's' });
       const store = open({
-        url: `postgres://${PG.user}@127.0.0.1:${proxy.port}/${PG.database}`,
+        url: throughProxy(proxy.port),
         metrics,
         healthCheckMs: 100,
         healthTimeoutMs: 300,

@@ -2,6 +2,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { until } from '@herald/test-kit';
 import { serve } from '@hono/node-server';
 import { Hono } from 'hono';
 import { type Browser, chromium } from 'playwright-core';
@@ -36,12 +37,12 @@ async function browserEntries(): Promise<{ level: string; message: string; stack
 }
 
 async function waitForEntries(count: number) {
-  for (let tries = 0; tries < 50; tries++) {
-    const entries = await browserEntries();
-    if (entries.length >= count) return entries;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  return browserEntries();
+  let entries: Awaited<ReturnType<typeof browserEntries>> = [];
+  await until(async () => {
+    entries = await browserEntries();
+    return entries.length >= count;
+  }, `${count} browser log entries`);
+  return entries;
 }
 
 beforeAll(async () => {

@@ -1,16 +1,16 @@
 import { mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
+import { POSTGRES_URL, randomSchema } from '@herald/test-kit';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cleanFixtures, copyFixtureApp, startAssistMcp } from './helpers.js';
 
-const SCHEMA = `assist_mcp_${process.pid}_${Date.now()}`;
-const PG_URL = 'postgres://postgres@127.0.0.1:5432/test';
+const SCHEMA = randomSchema('assist_mcp');
 
 let root: string;
 let mcp: Awaited<ReturnType<typeof startAssistMcp>>;
-const admin = new pg.Client({ connectionString: PG_URL });
+const admin = new pg.Client({ connectionString: POSTGRES_URL });
 
 const call = (name: string, args: Record<string, unknown> = {}) => mcp.call(name, args);
 

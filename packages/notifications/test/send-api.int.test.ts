@@ -1,3 +1,4 @@
+import { sleep } from '@herald/test-kit';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import {
   createDatabaseChannel,
@@ -288,7 +289,7 @@ describe.each(STORES)('the send API on $driver', ({ open }) => {
         body: JSON.stringify({ recipients: ['a'], type: 'Expired', data: { title: 't', message: 'm' } }),
       });
     expect((await request()).status).toBe(200);
-    await new Promise((resolve) => setTimeout(resolve, 20));
+    await sleep(20); // The key lives 1 ms: time has to pass.
     const again = await request();
     expect(again.headers.get('idempotent-replayed')).toBeNull();
     expect(await stored('Expired')).toBe(2);

@@ -1,15 +1,12 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import pg from 'pg';
+import { dropSchema, POSTGRES_URL, randomSchema } from '@herald/test-kit';
 import {
   createNotificationStore,
   type NotificationStore,
   type NotificationStoreOptions,
 } from '../src/index.js';
-
-/** The PostgreSQL the tests use: DATABASE_URL, or the machine's default test database. */
-export const POSTGRES_URL = process.env.DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/test';
 
 /** A store opened for one test file, and how to remove everything it created. */
 export interface TestStore {
@@ -41,10 +38,6 @@ async function openTracked(
   return opened;
 }
 
-function uniqueSchema(): string {
-  return `herald_notifications_test_${process.pid}_${Math.random().toString(36).slice(2, 10)}`;
-}
-
 /** Opens a store on PGlite in a temp directory; dispose removes the directory. */
 async function openPglite(extra: NotificationStoreOptions = {}): Promise<TestStore> {
   const dataDir = await mkdtemp(join(tmpdir(), 'herald-notifications-'));
@@ -53,16 +46,8 @@ async function openPglite(extra: NotificationStoreOptions = {}): Promise<TestSto
 
 /** Opens a store on PostgreSQL in a schema of its own; dispose drops the schema. */
 async function openPostgres(extra: NotificationStoreOptions = {}): Promise<TestStore> {
-  const schema = uniqueSchema();
-  return openTracked({ url: POSTGRES_URL, schema, ...extra }, async () => {
-    const client = new pg.Client({ connectionString: POSTGRES_URL });
-    await client.connect();
-    try {
-      await client.query(`drop schema if exists "${schema}" cascade`);
-    } finally {
-      await client.end();
-    }
-  });
+  const schema = randomSchema('herald_notifications_test');
+  return openTracked({ url: POSTGRES_URL, schema, ...extra }, () => dropSchema(schema));
 }
 
 /** Both stores, for `describe.each`. */

@@ -1,3 +1,4 @@
+import { until } from '@herald/test-kit';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { ApplicationEvents } from '../src/index.js';
 import { RawClient, startServer } from './support.js';
@@ -40,7 +41,7 @@ describe('application events', () => {
     await fetch(`http://127.0.0.1:${started.port}/apps/app-1/channels`);
     client.close();
     await client.closed;
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    await until(() => seen.at(-1)?.name === 'connectionClosed', 'connectionClosed');
 
     const socketId = client.socketId;
     expect(seen.map((entry) => entry.name)).toEqual([

@@ -1,3 +1,4 @@
+import { sleep, until } from '@herald/test-kit';
 import Echo from 'laravel-echo';
 import Pusher from 'pusher';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -5,10 +6,10 @@ import {
   connected,
   once,
   PusherClient,
+  publishMarkerTo,
   pusherJs,
   RawClient,
   serverSdk,
-  sleep,
   startServer,
 } from './support.js';
 
@@ -67,7 +68,8 @@ describe('pusher-js and laravel-echo against the server', () => {
       channel.bind('pusher:subscription_error', done),
     );
     expect(error).toMatchObject({ type: 'AuthError', status: 401 });
-    await sleep(100);
+    // A later subscription answered on the same socket: a close for the refusal would have come first.
+    await once((done) => client.subscribe('fence').bind('pusher:subscription_succeeded', done));
     expect(client.connection.state).toBe('connected');
   });
 
@@ -90,7 +92,7 @@ describe('pusher-js and laravel-echo against the server', () => {
       excludeSocketId: sender.connection.socket_id,
     });
     expect(await toOther).toBe('hi');
-    await sleep(150);
+    await publishMarkerTo(started.server, 'room', [a]);
     expect(seenBySender).toEqual([]);
   });
 
@@ -108,7 +110,7 @@ describe('pusher-js and laravel-echo against the server', () => {
     const atBob = once<unknown>((done) => b.bind('client-typing', done));
     expect(a.trigger('client-typing', { who: 'alice' })).toBe(true);
     expect(await atBob).toEqual({ who: 'alice' });
-    await sleep(150);
+    await publishMarkerTo(started.server, 'private-chat', [a]);
     expect(echoed).toEqual([]);
   });
 
@@ -119,13 +121,10 @@ describe('pusher-js and laravel-echo against the server', () => {
     client.signin();
     await client.user.signinDonePromise;
     // Wait until the server has the personal channel subscribed.
-    for (
-      let i = 0;
-      i < 50 && (await started.server.channel('app-1', '#server-to-user-u-7')).subscriptionCount === 0;
-      i++
-    ) {
-      await sleep(20);
-    }
+    await until(
+      async () => (await started.server.channel('app-1', '#server-to-user-u-7')).subscriptionCount > 0,
+      'the personal channel subscribed',
+    );
     started.server.publish('app-1', {
       channels: ['#server-to-user-u-7'],
       event: 'invoice.ready',
@@ -221,7 +220,7 @@ describe('pusher-js and laravel-echo against the server', () => {
     await once((done) => c1.bind('pusher:subscription_succeeded', done));
     const c2 = tab2.subscribe('presence-lobby');
     await once((done) => c2.bind('pusher:subscription_succeeded', done));
-    await sleep(100);
+    await publishMarkerTo(started.server, 'presence-lobby', [watch]);
     expect(added.map((member) => member.id)).toEqual(['9']);
     expect(await started.server.channel('app-1', 'presence-lobby')).toMatchObject({
       userCount: 2,
@@ -229,10 +228,15 @@ describe('pusher-js and laravel-echo against the server', () => {
     });
 
     tab1.disconnect();
-    await sleep(150);
+    // The server has handled the close once the socket no longer counts; a member_removed would precede the marker.
+    await until(
+      async () => (await started.server.channel('app-1', 'presence-lobby')).subscriptionCount === 2,
+    );
+    await publishMarkerTo(started.server, 'presence-lobby', [watch]);
     expect(removed).toEqual([]);
     tab2.disconnect();
-    await sleep(150);
+    await until(() => removed.length > 0, 'member_removed');
+    await publishMarkerTo(started.server, 'presence-lobby', [watch]);
     expect(removed.map((member) => member.id)).toEqual(['9']);
   });
 
@@ -326,12 +330,11 @@ describe('subscription counts', () => {
     );
     await once((done) => channel.bind('pusher:subscription_succeeded', done));
     await once((done) => second.subscribe('news').bind('pusher:subscription_succeeded', done));
-    const deadline = Date.now() + 20_000;
-    while (counts.at(-1) !== 2 && Date.now() < deadline) await sleep(20);
+    await until(() => counts.at(-1) === 2, { what: 'a subscription_count of 2', limitMs: 20_000 });
     expect(counts.at(-1)).toBe(2);
     expect((channel as unknown as { subscriptionCount: number }).subscriptionCount).toBe(2);
     second.unsubscribe('news');
-    while (counts.at(-1) !== 1 && Date.now() < deadline) await sleep(20);
+    await until(() => counts.at(-1) === 1, { what: 'a subscription_count of 1', limitMs: 20_000 });
     expect(counts.at(-1)).toBe(1);
   });
 
@@ -343,13 +346,12 @@ describe('subscription counts', () => {
     await Promise.all(joiners.map((joiner) => joiner.subscribe('busy')));
     const updates = () =>
       watcher.frames.filter((frame) => frame.event === 'pusher_internal:subscription_count');
-    const deadline = Date.now() + 20_000;
-    while (
-      (updates().at(-1)?.data as { subscription_count?: number } | undefined)?.subscription_count !== 31
-    ) {
-      if (Date.now() > deadline) throw new Error('no final count');
-      await sleep(20);
-    }
+    await until(
+      () =>
+        (updates().at(-1)?.data as { subscription_count?: number } | undefined)?.subscription_count === 31,
+      { what: 'the final count', limitMs: 20_000 },
+    );
+    // Time, not a frame, is what this waits for: updates are held to one per 200 ms interval.
     await sleep(500);
     const elapsed = Date.now() - began;
     // One per 200 ms interval at most (plus the first), however many joined.
@@ -368,6 +370,7 @@ describe('subscription counts', () => {
     await elsewhere.subscribe('news');
     const alsoElsewhere = await RawClient.connect(plain.url());
     await alsoElsewhere.subscribe('news');
+    // Counts go out on a 200 ms timer, not in answer to a frame: a marker cannot fence them, an interval can.
     await sleep(600);
     for (const client of [watcher, elsewhere]) {
       expect(client.frames.some((frame) => frame.event === 'pusher_internal:subscription_count')).toBe(false);
@@ -405,14 +408,6 @@ describe('watchlists', () => {
     return { client, events };
   }
 
-  const until = async (check: () => boolean) => {
-    const deadline = Date.now() + 20_000;
-    while (!check()) {
-      if (Date.now() > deadline) throw new Error('timed out');
-      await sleep(20);
-    }
-  };
-
   it('tells pusher-js which watched users are online at sign-in, then as they come and go', async () => {
     await signedIn('bob');
     const ada = await signedIn('ada', ['bob', 'cy', 'dee']);
@@ -425,7 +420,11 @@ describe('watchlists', () => {
     // A second tab of cy changes nothing; cy is offline only when the last tab goes.
     const cyTab = await signedIn('cy');
     cy.client.disconnect();
-    await sleep(300);
+    // Once the server has handled the close, an offline event for ada would come before a marker sent to her.
+    await until(
+      async () => (await started.server.channel('app-1', '#server-to-user-cy')).subscriptionCount === 1,
+    );
+    await publishMarkerTo(started.server, '#server-to-user-ada', [ada.client.user]);
     expect(ada.events).toHaveLength(2);
     cyTab.client.disconnect();
     await until(() => ada.events.length >= 3);

@@ -1,3 +1,4 @@
+import { sleep } from '@herald/test-kit';
 import { afterEach, describe, expect, it } from 'vitest';
 import { errorCode, RawClient, startServer } from './support.js';
 
@@ -71,7 +72,7 @@ describe('per-connection rate limits', () => {
     const { sender } = await pair({ app: { maxMessagesPerSecond: 2 } });
     for (let i = 0; i < 3; i++) sender.send({ event: 'pusher:ping', data: {} });
     expect(errorCode(await sender.next('pusher:error'))).toBe(4301);
-    await new Promise((resolve) => setTimeout(resolve, 1100));
+    await sleep(1100); // The limit is per second: time has to pass.
     expect(await sender.isServed()).toBe(true);
   });
 });

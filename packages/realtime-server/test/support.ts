@@ -1,4 +1,5 @@
 import { signChannelAuth, signUserAuth } from '@herald/protocol-core';
+import { until } from '@herald/test-kit';
 import Pusher from 'pusher';
 import PusherModule from 'pusher-js';
 import WebSocket from 'ws';
@@ -155,16 +156,6 @@ export class RawClient {
     });
   }
 
-  /** Resolves true if no frame matching arrives within the window. */
-  async nothing(match: string | ((frame: Frame) => boolean), windowMs = 300): Promise<boolean> {
-    try {
-      await this.next(match, windowMs);
-      return false;
-    } catch {
-      return true;
-    }
-  }
-
   /**
    * Sends `pusher:subscribe`, signed with the test app's secret for private, encrypted and presence channels
    * (`member` becomes the presence `channel_data`), and resolves with the server's answer for that channel.
@@ -306,8 +297,6 @@ export function once<T>(bind: (handler: (value: T) => void) => void, timeoutMs =
   });
 }
 
-export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
 let markers = 0;
 
 /**
@@ -323,6 +312,22 @@ export async function publishMarker(
   server.publish(APP.id, { channels: [channel], event, data: '{}' });
   await Promise.all(clients.map((client) => client.next(event)));
   return event;
+}
+
+/**
+ * Publishes a marker event on a channel and waits until each pusher-js subscription got it: every frame the
+ * server sent those sockets before has arrived by then, so the absence of one can be asserted without sleeping.
+ */
+export async function publishMarkerTo(
+  server: RealtimeServer,
+  channel: string,
+  subscriptions: ReadonlyArray<{ bind(event: string, handler: () => void): unknown }>,
+): Promise<void> {
+  const event = `marker-${++markers}`;
+  let arrived = 0;
+  for (const subscription of subscriptions) subscription.bind(event, () => (arrived += 1));
+  server.publish(APP.id, { channels: [channel], event, data: '{}' });
+  await until(() => arrived === subscriptions.length, `${event} on every subscription`);
 }
 
 /**

@@ -152,22 +152,6 @@ export function redisBackend(
   };
 }
 
-export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-/** Polls until `check` passes (it throws until then), or rethrows its last failure after `timeoutMs`. */
-export async function eventually(check: () => void | Promise<void>, timeoutMs = 20_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    try {
-      await check();
-      return;
-    } catch (error) {
-      if (Date.now() > deadline) throw error;
-      await sleep(20);
-    }
-  }
-}
-
 type LogMethod = Logger['info'];
 
 /** A logger whose calls the test can inspect. */

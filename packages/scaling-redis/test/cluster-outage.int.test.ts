@@ -1,9 +1,15 @@
 import { encodeMemberAdded } from '@herald/protocol-core';
+import {
+  type RedisClusterProcesses,
+  type RedisProcess,
+  sleep,
+  startRedisCluster,
+  until,
+} from '@herald/test-kit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { topicNames } from '../src/cluster/routing.js';
 import type { RedisClusterNode } from '../src/redis-cluster.js';
-import { eventually, HEARTBEAT_MS, sleep, type spyLogger, startOutagePair } from './cluster-nodes.js';
-import { type RedisClusterProcesses, type RedisProcess, startRedisCluster } from './redis-processes.js';
+import { HEARTBEAT_MS, type spyLogger, startOutagePair } from './cluster-nodes.js';
 
 // Masters of a three-master Redis Cluster die (SIGKILL) mid-traffic and come back on their ports with their
 // nodes.conf but no data, as masters without persistence do: the cluster heals, the adapter's node clients
@@ -142,20 +148,23 @@ describe.each(cases)(
       };
       const before = '{"event":"before","channel":"news","data":"{}"}';
       a.broadcast({ type: 'deliver', delivery: { appId: '1', channel: 'news', frame: before } });
-      await eventually(() => expect(bListener.deliveries.map(({ frame }) => frame)).toContain(before));
+      await until(() => expect(bListener.deliveries.map(({ frame }) => frame)).toContain(before));
       await sleep(3 * HEARTBEAT_MS);
       resynced.mockClear();
 
-      await Promise.all(victims.map((master) => master.kill()));
+      await Promise.all(victims.map((master) => master.stop()));
       const frame = '{"event":"during","channel":"news","data":"{}"}';
       const startedAt = Date.now();
       for (let i = 0; i < 1000; i += 1) {
         a.broadcast({ type: 'deliver', delivery: { appId: '1', channel: 'news', frame } });
       }
       // Nothing is queued: every publish fails (and is counted) at once rather than waiting for the master.
-      await eventually(() => {
-        expect(errors.mock.calls.filter(([operation]) => operation === 'publish').length).toBe(1000);
-      }, 1000);
+      await until(
+        () => {
+          expect(errors.mock.calls.filter(([operation]) => operation === 'publish').length).toBe(1000);
+        },
+        { limitMs: 1000 },
+      );
       expect(Date.now() - startedAt).toBeLessThan(1000);
       expect(logger.warn).toHaveBeenCalledWith(
         expect.stringContaining('redis unavailable'),
@@ -169,26 +178,32 @@ describe.each(cases)(
       // Back on their ports with their nodes.conf and no data: the cluster heals, the keys of their slots are gone.
       await Promise.all(victims.map((master) => master.restart()));
       await cluster.healthy();
-      await eventually(async () => {
-        expect(resynced.mock.calls.length).toBeGreaterThanOrEqual(2);
-        expect((await a.presenceUsers('1', lostRoom)).sort()).toEqual(['alice', 'bob']);
-        expect(await b.channel('1', lostRoom)).toEqual({ subscriptionCount: 2, userCount: 2 });
-        expect(await b.channel('1', keptRoom)).toEqual({ subscriptionCount: 1, userCount: 1 });
-        expect(await b.connectionCount('1')).toBe(2);
-      }, 30_000);
+      await until(
+        async () => {
+          expect(resynced.mock.calls.length).toBeGreaterThanOrEqual(2);
+          expect((await a.presenceUsers('1', lostRoom)).sort()).toEqual(['alice', 'bob']);
+          expect(await b.channel('1', lostRoom)).toEqual({ subscriptionCount: 2, userCount: 2 });
+          expect(await b.channel('1', keptRoom)).toEqual({ subscriptionCount: 1, userCount: 1 });
+          expect(await b.connectionCount('1')).toBe(2);
+        },
+        { limitMs: 30_000 },
+      );
       // Each re-join made its user new again in the emptied slots: the other node hears member_added.
-      await eventually(() => {
-        expect(bListener.deliveries).toContainEqual({
-          appId: '1',
-          channel: lostRoom,
-          frame: encodeMemberAdded(lostRoom, 'alice', { name: 'Alice' }),
-        });
-        expect(aListener.deliveries).toContainEqual({
-          appId: '1',
-          channel: lostRoom,
-          frame: encodeMemberAdded(lostRoom, 'bob', { name: 'Bob' }),
-        });
-      }, 30_000);
+      await until(
+        () => {
+          expect(bListener.deliveries).toContainEqual({
+            appId: '1',
+            channel: lostRoom,
+            frame: encodeMemberAdded(lostRoom, 'alice', { name: 'Alice' }),
+          });
+          expect(aListener.deliveries).toContainEqual({
+            appId: '1',
+            channel: lostRoom,
+            frame: encodeMemberAdded(lostRoom, 'bob', { name: 'Bob' }),
+          });
+        },
+        { limitMs: 30_000 },
+      );
       expect(bListener.deliveries.filter((delivery) => delivery.frame === frame)).toEqual([]);
       // Broadcasts flow both ways again over the restored sharded subscriptions.
       for (const [from, to, event] of [
@@ -196,10 +211,13 @@ describe.each(cases)(
         [b, aListener, 'after-b'],
       ] as const) {
         const after = `{"event":"${event}","channel":"news","data":"{}"}`;
-        await eventually(() => {
-          from.broadcast({ type: 'deliver', delivery: { appId: '1', channel: 'news', frame: after } });
-          expect(to.deliveries.some((delivery) => delivery.frame === after)).toBe(true);
-        }, 30_000);
+        await until(
+          () => {
+            from.broadcast({ type: 'deliver', delivery: { appId: '1', channel: 'news', frame: after } });
+            expect(to.deliveries.some((delivery) => delivery.frame === after)).toBe(true);
+          },
+          { limitMs: 30_000 },
+        );
       }
       // Presence works again on the healed slots.
       const joined = await join(b, lostRoom, '2.2', carol);

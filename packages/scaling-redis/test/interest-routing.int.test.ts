@@ -1,12 +1,14 @@
 import { randomBytes } from 'node:crypto';
+import { sleep, until } from '@herald/test-kit';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
   createRedisClusterNode,
   type RedisClusterNode,
   type RedisClusterOptions,
 } from '../src/redis-cluster.js';
-import { eventually, HEARTBEAT_MS, recordingListener, sleep } from './cluster-nodes.js';
-import { useRedisLayouts } from './redis-processes.js';
+import { HEARTBEAT_MS, recordingListener } from './cluster-nodes.js';
+import { fenceDeliveries } from './fences.js';
+import { useRedisLayouts } from './redis-layouts.js';
 
 // The adapter's topic bookkeeping, on one Redis and on a three-master Redis Cluster: who hears a channel, the
 // promise of a node's first subscriber, exactly-once and order, and what a linger saves when channels churn.
@@ -64,11 +66,11 @@ describe.each(servers)('interest routing on $name', ({ server }) => {
         delivery: { appId: '1', channel: 'room', frame, excludeSocketId: '9.9' },
       });
     }
-    await eventually(() => expect(b.listener.deliveries).toHaveLength(frames.length));
+    await until(() => expect(b.listener.deliveries).toHaveLength(frames.length));
     expect(b.listener.deliveries).toEqual(
       frames.map((frame) => ({ appId: '1', channel: 'room', frame, excludeSocketId: '9.9' })),
     );
-    await sleep(100);
+    await fenceDeliveries(a, [b], { appId: '1', channel: 'room' });
     expect(b.listener.deliveries).toHaveLength(frames.length);
     expect(c.adapter.stats().messagesReceived).toBe(idle);
     expect(c.listener.deliveries).toEqual([]);
@@ -82,7 +84,7 @@ describe.each(servers)('interest routing on $name', ({ server }) => {
     await b.adapter.settled();
     a.adapter.broadcast({ type: 'terminate', appId: '1', userId: 'mallory' });
     a.adapter.broadcast({ type: 'restart' });
-    await eventually(() => {
+    await until(() => {
       expect(b.listener.terminations).toEqual([{ appId: '1', userId: 'mallory' }]);
       expect([b.listener.restarts, c.listener.restarts]).toEqual([1, 1]);
     });
@@ -102,16 +104,16 @@ describe.each(servers)('interest routing on $name', ({ server }) => {
     });
     expect(joined.accepted).toBe(true);
     a.adapter.broadcast({ type: 'terminate', appId: '1', userId: 'eve' });
-    await eventually(() => expect(b.listener.terminations).toEqual([{ appId: '1', userId: 'eve' }]));
+    await until(() => expect(b.listener.terminations).toEqual([{ appId: '1', userId: 'eve' }]));
     expect(c.listener.terminations).toEqual([]);
 
     // Gone from the channel: eve's topic is dropped, and a later termination no longer reaches b.
     await b.adapter.leavePresence('1', 'presence-room', '1.1');
-    await eventually(() => expect(b.adapter.stats().topics).toBe(0));
+    await until(() => expect(b.adapter.stats().topics).toBe(0));
     const received = b.adapter.stats().messagesReceived;
     a.adapter.broadcast({ type: 'terminate', appId: '1', userId: 'eve' });
     a.adapter.broadcast({ type: 'restart' });
-    await eventually(() => expect(b.listener.restarts).toBe(1));
+    await until(() => expect(b.listener.restarts).toBe(1));
     expect(b.listener.terminations).toHaveLength(1);
     expect(b.adapter.stats().messagesReceived).toBe(received + 1);
   });
@@ -123,7 +125,7 @@ describe.each(servers)('interest routing on $name', ({ server }) => {
     a.adapter.setLocalSubscriptions('1', 'room', 0);
     expect(a.adapter.setLocalSubscriptions('1', 'room', 1)).toBeUndefined();
     a.adapter.setLocalSubscriptions('1', 'room', 0);
-    await eventually(() => expect(a.adapter.stats()).toMatchObject({ topics: 0, unsubscribes: 1 }));
+    await until(() => expect(a.adapter.stats()).toMatchObject({ topics: 0, unsubscribes: 1 }));
     expect(a.adapter.stats()).toMatchObject({ subscribes: 1, unsubscribeCommands: 1 });
   });
 
@@ -138,10 +140,13 @@ describe.each(servers)('interest routing on $name', ({ server }) => {
         for (const channel of channels) a.adapter.setLocalSubscriptions('1', channel, 0);
         await sleep(20);
       }
-      await eventually(() => {
-        const { topics, subscribes, unsubscribes } = a.adapter.stats();
-        expect([topics, unsubscribes]).toEqual([0, subscribes]);
-      }, 30_000);
+      await until(
+        () => {
+          const { topics, subscribes, unsubscribes } = a.adapter.stats();
+          expect([topics, unsubscribes]).toEqual([0, subscribes]);
+        },
+        { limitMs: 30_000 },
+      );
       return a.adapter.stats();
     };
     const eager = await churn(0);

@@ -1,9 +1,9 @@
 import { encodeMemberAdded } from '@herald/protocol-core';
+import { type RedisProcess, sleep, startRedis, until } from '@herald/test-kit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isScalingRedisError } from '../src/errors.js';
 import { createRedisClusterNode, type RedisClusterNode } from '../src/redis-cluster.js';
-import { eventually, HEARTBEAT_MS, recordingListener, sleep, startOutagePair } from './cluster-nodes.js';
-import { type RedisProcess, startRedis } from './redis-processes.js';
+import { HEARTBEAT_MS, recordingListener, startOutagePair } from './cluster-nodes.js';
 
 let redis: RedisProcess;
 const nodes: RedisClusterNode[] = [];
@@ -14,7 +14,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await Promise.all(nodes.map((node) => node.stop()));
-  await redis.kill();
+  await redis.stop();
 });
 
 describe.each(['interest', 'broadcast'] as const)(
@@ -57,7 +57,7 @@ describe.each(['interest', 'broadcast'] as const)(
       // Running for a few heartbeats, as nodes are before an outage: each has seen the other alive.
       await sleep(3 * HEARTBEAT_MS);
 
-      await redis.kill();
+      await redis.stop();
       const frame = '{"event":"during","channel":"news","data":"{}"}';
       const startedAt = Date.now();
       for (let i = 0; i < 1000; i += 1) {
@@ -83,16 +83,19 @@ describe.each(['interest', 'broadcast'] as const)(
 
       // A fresh, empty Redis on the same port: everything the cluster knew is gone.
       await redis.restart();
-      await eventually(async () => {
-        expect(resynced).toHaveBeenCalledTimes(2);
-        expect(resynced.mock.calls.flat().sort()).toEqual(['a', 'b']);
-        expect(await b.connectionCount('1')).toBe(3);
-        expect((await a.presenceUsers('1', 'presence-room')).sort()).toEqual(['alice', 'bob']);
-        expect(await a.channel('1', 'presence-room')).toEqual({ subscriptionCount: 2, userCount: 2 });
-        expect(await b.channel('1', 'news')).toEqual({ subscriptionCount: interested ? 2 : 1 });
-      }, 30_000);
+      await until(
+        async () => {
+          expect(resynced).toHaveBeenCalledTimes(2);
+          expect(resynced.mock.calls.flat().sort()).toEqual(['a', 'b']);
+          expect(await b.connectionCount('1')).toBe(3);
+          expect((await a.presenceUsers('1', 'presence-room')).sort()).toEqual(['alice', 'bob']);
+          expect(await a.channel('1', 'presence-room')).toEqual({ subscriptionCount: 2, userCount: 2 });
+          expect(await b.channel('1', 'news')).toEqual({ subscriptionCount: interested ? 2 : 1 });
+        },
+        { limitMs: 30_000 },
+      );
       // Each re-join made its user new again in the empty Redis: the other node hears member_added.
-      await eventually(() => {
+      await until(() => {
         expect(bListener.deliveries).toContainEqual({
           appId: '1',
           channel: 'presence-room',
@@ -106,7 +109,7 @@ describe.each(['interest', 'broadcast'] as const)(
       });
       expect(bListener.deliveries.filter((delivery) => delivery.channel === 'news')).toEqual([]);
       const after = '{"event":"after","channel":"news","data":"{}"}';
-      await eventually(() => {
+      await until(() => {
         a.broadcast({ type: 'deliver', delivery: { appId: '1', channel: 'news', frame: after } });
         expect(bListener.deliveries.some((delivery) => delivery.frame === after)).toBe(true);
       });
@@ -136,15 +139,18 @@ describe.each(['interest', 'broadcast'] as const)(
       // A few beats, so each node has seen all three alive.
       await sleep(3 * timing.heartbeatMs);
 
-      await redis.kill();
+      await redis.stop();
       c.crash(); // Gone while Redis was away: it never resubscribes.
       resynced.mockClear();
       await redis.restart();
       const waited = 'announcing presence changes before every node resubscribed';
-      await eventually(() => {
-        expect(logger.warn).toHaveBeenCalledWith(waited, { nodeId: 'a' });
-        expect(resynced.mock.calls.flat().sort()).toEqual(['a', 'b']);
-      }, 30_000);
+      await until(
+        () => {
+          expect(logger.warn).toHaveBeenCalledWith(waited, { nodeId: 'a' });
+          expect(resynced.mock.calls.flat().sort()).toEqual(['a', 'b']);
+        },
+        { limitMs: 30_000 },
+      );
       // Several heartbeats and dead-after windows past the wait: a lapse would show by now as a second rewrite of
       // a's share (its own heartbeat found lapsed) or as a reap of a by b.
       await sleep(2 * timing.deadAfterMs);

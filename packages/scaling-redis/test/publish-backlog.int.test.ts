@@ -1,14 +1,14 @@
 import { randomBytes } from 'node:crypto';
-import { afterEach, describe, expect, it, vi } from 'vitest';
-import { createRedisLink, type RedisLink } from '../src/internal/connection.js';
-import { eventually } from './cluster-nodes.js';
 import {
   type RedisClusterProcesses,
   type RedisProcess,
   startRedis,
   startRedisCluster,
-  useRedisLayouts,
-} from './redis-processes.js';
+  until,
+} from '@herald/test-kit';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { createRedisLink, type RedisLink } from '../src/internal/connection.js';
+import { useRedisLayouts } from './redis-layouts.js';
 
 // Publishes are fire-and-forget and carry no per-command timeout (node-redis would arm a 5 s timer and signal for
 // each); what bounds them instead is a cap on publishes waiting for Redis. Real redis-servers the tests start, a
@@ -25,7 +25,7 @@ afterEach(async () => {
   vi.restoreAllMocks();
   for (const redis of [...processes, ...clusters.flatMap((cluster) => cluster.masters)]) redis.resume();
   await Promise.all(links.splice(0).map((link) => link.close().catch(() => link.destroy())));
-  await Promise.all(processes.splice(0).map((redis) => redis.kill()));
+  await Promise.all(processes.splice(0).map((redis) => redis.stop()));
   await Promise.all(clusters.splice(0).map((cluster) => cluster.stop()));
 });
 
@@ -72,11 +72,11 @@ describe('a Redis that stops answering', () => {
 
     redis.resume();
     await Promise.all(held);
-    await eventually(() => expect(received).toHaveLength(50));
+    await until(() => expect(received).toHaveLength(50));
     expect(received).toEqual(Array.from({ length: 50 }, (_, i) => `m${i}`));
     // Room again once they are through.
     await publishing.publish(channel, 'after');
-    await eventually(() => expect(received.at(-1)).toBe('after'));
+    await until(() => expect(received.at(-1)).toBe('after'));
   });
 });
 

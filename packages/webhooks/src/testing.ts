@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { createServer, type IncomingHttpHeaders, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
+import { setTimeout as delay } from 'node:timers/promises';
 import type { ClaimedWebhookJob, WebhookJob, WebhookQueue } from './queue.js';
 
 // Test helpers for the webhook ports: the queue contract, framework-free (node:assert), so any implementation
@@ -14,8 +15,6 @@ export interface WebhookQueueContractCase {
   readonly name: string;
   run(make: WebhookQueueFactory): Promise<void>;
 }
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 let sequence = 0;
 /** A job for contract tests: lane `lane`, app `appId`, and a body that names it. */
@@ -53,7 +52,7 @@ async function claimWithin(queue: WebhookQueue, consumer: string, ms: number): P
   for (;;) {
     const jobs = await queue.claim(consumer, 10);
     if (jobs.length > 0 || Date.now() > deadline) return jobs;
-    await sleep(20);
+    await delay(20);
   }
 }
 

@@ -3,9 +3,10 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { until } from '@herald/test-kit';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createWebhookDispatcher, webhookEvent } from '../src/index.js';
-import { APP, APP_ID, appWith, eventually } from './support.js';
+import { APP, APP_ID, appWith } from './support.js';
 
 // The README's receiver, run as written: it must accept what the dispatcher sends and refuse a forged request.
 
@@ -45,7 +46,7 @@ describe('the README receiver', () => {
       // Sent before the receiver listens, too: refused connections are retried.
       dispatcher.emit(APP_ID, webhookEvent.channelOccupied('orders'));
       dispatcher.emit(APP_ID, webhookEvent.channelOccupied('invoices'));
-      await eventually(() => output.includes('channel_occupied invoices'));
+      await until(() => output.includes('channel_occupied invoices'));
       expect(output).toBe('channel_occupied orders\nchannel_occupied invoices\n');
       const forged = await fetch(`http://localhost:${port}/`, {
         method: 'POST',

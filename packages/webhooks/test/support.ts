@@ -50,14 +50,3 @@ export function recordingLogger(): Logger & { readonly lines: LogLine[] } {
     };
   return { lines, debug: at('debug'), info: at('info'), warn: at('warn'), error: at('error') };
 }
-
-export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-/** Waits until `check` holds, polling; rejects after `timeoutMs`. */
-export async function eventually(check: () => boolean | Promise<boolean>, timeoutMs = 30_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms`);
-    await sleep(10);
-  }
-}

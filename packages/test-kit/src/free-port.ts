@@ -1,0 +1,18 @@
+import { createServer } from 'node:net';
+
+/**
+ * A TCP port on 127.0.0.1 that was free a moment ago. Another process may take it before the caller binds it (the
+ * machine runs other suites): a caller that binds it itself should be ready to try another.
+ */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() =>
+        typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port')),
+      );
+    });
+  });
+}
