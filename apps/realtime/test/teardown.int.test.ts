@@ -1,16 +1,16 @@
 import { randomBytes } from 'node:crypto';
 import { silentLogger } from '@herald/realtime-server';
+import { POSTGRES_URL, randomSchema, until } from '@herald/test-kit';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { configSchema } from '../src/config-schema.js';
 import { startRealtime } from '../src/start.js';
-import { until } from './wait.js';
 
 // A server serving apps from the machine's PostgreSQL holds connections to it (the LISTEN connection among them),
 // each named here by its application_name, as a database operator would see them in pg_stat_activity.
 
-const PG = 'postgres://postgres@127.0.0.1:5432/test';
-const schema = `herald_teardown_${randomBytes(5).toString('hex')}`;
+const PG = POSTGRES_URL;
+const schema = randomSchema('herald_teardown');
 const admin = new pg.Client({ connectionString: PG });
 
 /** Connections open under this application_name right now. */
@@ -46,7 +46,7 @@ describe('stopping a server that serves apps from PostgreSQL', () => {
       await until(async () => (await connections(name)) > 0, 'the store to connect');
       await running[stop]();
       // A backend leaves pg_stat_activity a moment after its client hung up.
-      await until(async () => (await connections(name)) === 0, `no ${name} connection left`, 10_000);
+      await until(async () => (await connections(name)) === 0, `no ${name} connection left`);
       expect(await connections(name)).toBe(0);
     });
   }
