@@ -1,9 +1,7 @@
 import pg from 'pg';
 import { AppStorePostgresError } from './errors.js';
 import { migrationLockKey, migrationSql, type TableNames } from './migration.js';
-
-/** A table row as `pg` returns it. */
-export type Row = Record<string, unknown>;
+import type { Row } from './row.js';
 
 /** What the connection tells its owner about; set by the watcher, which decides what a loss means. */
 export interface ConnectionHooks {

@@ -7,9 +7,9 @@ import {
   parseRow,
   type StoredApp,
 } from './columns.js';
-import type { Row } from './connection.js';
 import { AppStorePostgresError } from './errors.js';
 import { generateSecret } from './generate-secret.js';
+import type { Row } from './row.js';
 
 /** What the store's `rotateSecret` did: the app as written, its new secret, and how long the old one lasts. */
 export interface RotatedSecret {

@@ -1,10 +1,11 @@
 import { parseRow, type StoredApp } from './columns.js';
-import type { Connection, ConnectionHooks, Row } from './connection.js';
+import type { Connection, ConnectionHooks } from './connection.js';
 import { createHealthCheck } from './health-check.js';
 import type { Logger } from './logger.js';
 import type { AppStoreMetrics } from './metrics.js';
 import type { TableNames } from './migration.js';
 import { createOutage } from './outage.js';
+import type { Row } from './row.js';
 import { createSecretExpiry, type ExpiredSecrets, expiredSecretsOf } from './secret-expiry.js';
 
 /** Options of {@link createWatcher}: the store's connection, and the timings of the store's options. */
