@@ -54,7 +54,12 @@ async function time(check: () => Promise<boolean>): Promise<number[]> {
 
 const server = await startServer();
 try {
-  const presence = createRealtimePresence({ url: `http://127.0.0.1:${server.port}`, ...APP });
+  const presence = createRealtimePresence({
+    url: `http://127.0.0.1:${server.port}`,
+    appId: APP.id,
+    key: APP.key,
+    secret: APP.secret,
+  });
   await time(() => presence.isPresent({ type: 'User', id: 'warm-up' }));
   const times = await time(() => presence.isPresent({ type: 'User', id: 'nobody' }));
   const at = (q: number) =>
