@@ -92,23 +92,28 @@ export function createAwayQueries(connection: StoreConnection): AwayQueries {
       const rows = await connection.transaction(async (trx) => {
         const due = await trx
           .selectFrom(table)
-          .select('notification_id')
+          .select(['notification_id', 'send_at'])
           .where('send_at', '<=', now)
           .orderBy('send_at')
           .limit(limit)
           .forUpdate()
           .skipLocked()
           .execute();
-        if (due.length === 0) return [];
-        return trx
-          .deleteFrom(table)
-          .where(
-            'notification_id',
-            'in',
-            due.map((row) => row.notification_id),
-          )
-          .returningAll()
-          .execute();
+        const last = due.at(-1);
+        if (last === undefined) return [];
+        // A digest's deliveries share their time: take all of the last one, so the limit never splits a digest.
+        const rest =
+          due.length < limit
+            ? []
+            : await trx
+                .selectFrom(table)
+                .select(['notification_id', 'send_at'])
+                .where('send_at', '=', last.send_at)
+                .forUpdate()
+                .skipLocked()
+                .execute();
+        const ids = [...new Set([...due, ...rest].map((row) => row.notification_id))];
+        return trx.deleteFrom(table).where('notification_id', 'in', ids).returningAll().execute();
       });
       return rows
         .map((row) => ({

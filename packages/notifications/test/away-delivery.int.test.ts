@@ -147,6 +147,18 @@ describe.each(STORES)('away delivery on $driver', ({ open }) => {
     expect(email.singles.map((d) => titleOf(d))).toEqual(['Three']);
   });
 
+  it('keeps a digest whole when it holds more deliveries than one look at the store takes (500)', async () => {
+    reset();
+    const awayOnly = createNotifier({ channels: {}, away });
+    const gus = { type: 'User', id: 'gus' };
+    for (let index = 0; index < 501; index += 1) {
+      await awayOnly.send(gus, Object.assign(new CommentReplied(`Item ${index}`, 0, 60), { via: () => [] }));
+    }
+    clock = later(61);
+    expect(await away.runDue()).toBe(1);
+    expect(email.digests.map((digest) => digest.length)).toEqual([501]);
+  });
+
   it('emails the address kept for the recipient when the send names none', async () => {
     reset();
     await away.rememberAddress({ type: 'User', id: 'eve' }, 'email', 'eve@x.test');
