@@ -4,6 +4,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { freePort, until } from '@herald/test-kit';
+import { startSmtpSink } from '../../packages/email-channel/test/smtp-sink.js';
 import { startRocketChatDouble } from '../../packages/teamchat-channel/test/rocketchat-double.js';
 import { runPlainPage } from './bell-page.js';
 import type { Client } from './consumer.js';
@@ -150,6 +151,21 @@ const specs: Record<string, Partial<ExampleSpec>> = {
       });
       const port = await server.listen();
       return { env: { REALTIME_URL: `http://127.0.0.1:${port}` }, stop: () => server.close() };
+    },
+  },
+  // A real SMTP server on loopback (the `smtp-server` package) takes the example's email.
+  'email-channel': {
+    prepare: async () => {
+      const sink = await startSmtpSink();
+      return {
+        env: { SMTP_URL: `smtp://127.0.0.1:${sink.port}` },
+        verify: () => {
+          const to = sink.received.flatMap((mail) => mail.to);
+          if (to.join() !== 'ada@example.com')
+            throw new Error(`the SMTP server received mail for ${to.join()}`);
+        },
+        stop: () => sink.stop(),
+      };
     },
   },
   // No Rocket.Chat runs here: the closest honest thing is the package's own loopback double of Rocket.Chat's

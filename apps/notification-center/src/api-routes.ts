@@ -1,4 +1,5 @@
 import {
+  type AwayDelivery,
   CSRF_HEADER,
   createNotificationApi,
   createSendApi,
@@ -9,6 +10,7 @@ import {
   type NotificationStore,
   type NotificationUser,
   type Notifier,
+  type UserTokenVerifier,
 } from '@herald/notifications';
 import type { Context, Hono } from 'hono';
 import { cors } from 'hono/cors';
@@ -24,6 +26,29 @@ export interface ApiRoutesOptions {
   readonly broadcaster: NotificationBroadcaster | undefined;
   readonly sessions: Sessions;
   readonly logger: NotificationLogger;
+  /** Learns users' email addresses from their tokens' `email` claim. */
+  readonly away: AwayDelivery;
+}
+
+/** A verifier that also keeps the email address a valid token carries, for away delivery. */
+function rememberingAddresses(
+  verifier: UserTokenVerifier,
+  away: AwayDelivery,
+  logger: NotificationLogger,
+): UserTokenVerifier {
+  return {
+    async verify(token) {
+      const result = await verifier.verify(token);
+      if (result.ok && result.value.email) {
+        const owner = { type: result.value.type ?? 'User', id: String(result.value.id) };
+        await away.rememberAddress(owner, 'email', result.value.email).catch((error: unknown) => {
+          // The request goes on: an address not kept now is kept at the next request.
+          logger.warn('could not keep an email address', { owner: owner.id, err: (error as Error).message });
+        });
+      }
+      return result;
+    },
+  };
 }
 
 /** The routes a host page's browser calls: the JSON API, preferences and channel authorisation. */
@@ -39,10 +64,10 @@ const USER_ROUTES = [
  * `/broadcasting/auth`), each user route open to the configured origins.
  */
 export async function mountApiRoutes(app: Hono, options: ApiRoutesOptions): Promise<void> {
-  const { config, store, notifier, broadcaster, sessions, logger } = options;
+  const { config, store, notifier, broadcaster, sessions, logger, away } = options;
   // One identity for every user route: a bearer user token, else the demo session cookie plus CSRF on writes.
   const userAuth = {
-    userTokens: await createUserTokenVerifier(config.userTokens),
+    userTokens: rememberingAddresses(await createUserTokenVerifier(config.userTokens), away, logger),
     authenticate: (c: Context) => sessions.user(c),
     csrfToken: (_c: Context, user: NotificationUser) => sessions.csrfToken(user),
   };
@@ -61,7 +86,7 @@ export async function mountApiRoutes(app: Hono, options: ApiRoutesOptions): Prom
     for (const path of USER_ROUTES) app.use(path, corsFor);
   }
 
-  app.route('/', createSendApi({ notifier, store, secret: config.apiSecret, logger }));
+  app.route('/', createSendApi({ notifier, store, secret: config.apiSecret, types: config.types, logger }));
   app.route(
     '/',
     createNotificationApi({

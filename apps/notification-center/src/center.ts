@@ -1,9 +1,15 @@
+import { createEmailChannel } from '@herald/email-channel';
 import {
+  type AwayDelivery,
+  createAwayDelivery,
   createBroadcastChannel,
   createBroadcaster,
   createDatabaseChannel,
   createNotificationStore,
   createNotifier,
+  createRealtimePresence,
+  createUnsubscribeApi,
+  createUnsubscribeLinks,
   type NotificationChannel,
   type NotificationLogger,
   type NotificationStore,
@@ -24,6 +30,8 @@ export interface NotificationCenter {
   readonly app: Hono;
   readonly store: NotificationStore;
   readonly notifier: Notifier;
+  /** Sends away deliveries when their delay ends; started with the center. */
+  readonly away: AwayDelivery;
   close(): Promise<void>;
 }
 
@@ -39,24 +47,46 @@ export async function createNotificationCenter(
   // `teamchat`, `teamchat-alerts`, …: one Rocket.Chat incoming webhook each, from TEAMCHAT_WEBHOOKS.
   const teamChat = createTeamChatChannels(config.teamChatWebhooks, { logger });
   Object.assign(channels, teamChat);
+  // `email` when an SMTP server is configured: its links turn email off per type, signed by the service.
+  const unsubscribe = createUnsubscribeLinks({ secret: config.unsubscribeSecret, baseUrl: config.publicUrl });
+  const email = config.email
+    ? createEmailChannel({
+        ...config.email,
+        logger,
+        unsubscribeUrl: (owner, types) => unsubscribe.url(owner, types, 'email'),
+      })
+    : undefined;
+  if (email) channels.email = email;
+  // Away channels: every channel that reaches a person outside the page (email, team chat; Web Push later).
+  const awayChannels = Object.fromEntries(
+    Object.entries(channels).filter(([name]) => name !== 'database' && name !== 'broadcast'),
+  );
+  // Who has a bell open: the real-time server's view of each user's private channel (see the README).
+  const presence = config.realtime ? createRealtimePresence(config.realtime) : undefined;
+  const away = createAwayDelivery({ store, channels: awayChannels, presence, logger });
   // Users' channel preferences live in the same store and are checked before any channel runs.
-  const notifier = createNotifier({ channels, logger, preferences: store });
+  const notifier = createNotifier({ channels, logger, preferences: store, away });
   const sessions = createSessions(config.sessionSecret);
   const demoToken = createDemoTokenSigner(config.userTokens);
   const bellAssetsDir = config.bellAssetsDir ?? installedBellAssets();
   const app = new Hono();
 
-  await mountApiRoutes(app, { config, store, notifier, broadcaster, sessions, logger });
+  await mountApiRoutes(app, { config, store, notifier, broadcaster, sessions, logger, away });
+  app.route('/', createUnsubscribeApi({ store, secret: config.unsubscribeSecret, logger }));
   mountDemoRoutes(app, { sessions, notifier, demoToken });
   serveBellAssets(app, bellAssetsDir);
   mountDemoHome(app, { store, notifier, sessions, demoToken, realtime: config.realtime, bellAssetsDir });
 
+  away.start();
   return {
     app,
     store,
     notifier,
+    away,
     close: async () => {
+      await away.stop();
       await Promise.all(Object.values(teamChat).map((channel) => channel.close()));
+      await email?.close();
       await store.close();
     },
   };

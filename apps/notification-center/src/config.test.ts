@@ -22,8 +22,40 @@ describe('configFromEnv', () => {
           issuer: undefined,
           clockToleranceSeconds: 30,
         },
+        email: undefined,
+        publicUrl: 'http://127.0.0.1:8090',
+        unsubscribeSecret: expect.stringMatching(/^[0-9a-f]{64}$/),
+        types: {},
       },
     });
+  });
+
+  it('reads the SMTP server, the public URL and the away settings per type', () => {
+    const result = configFromEnv({
+      NOTIFICATION_SMTP_URL: 'smtps://user:pass@mail.example:465',
+      NOTIFICATION_MAIL_FROM: 'Example <notify@example.com>',
+      NOTIFICATION_PUBLIC_URL: 'https://notify.example',
+      NOTIFICATION_TYPES: '{"CommentReplied":{"away_after_seconds":60,"digest_window_seconds":300}}',
+    });
+    expect(result.ok && result.config).toMatchObject({
+      email: { smtpUrl: 'smtps://user:pass@mail.example:465', from: 'Example <notify@example.com>' },
+      publicUrl: 'https://notify.example',
+      types: { CommentReplied: { away_after_seconds: 60, digest_window_seconds: 300 } },
+    });
+  });
+
+  it('names the SMTP URL and the type setting at fault', () => {
+    const result = configFromEnv({
+      NOTIFICATION_SMTP_URL: 'http://mail.example',
+      NOTIFICATION_TYPES: '{"CommentReplied":{"away_after_seconds":-1}}',
+    });
+    expect(result.ok).toBe(false);
+    if (!result.ok) {
+      expect(result.problems).toEqual([
+        'NOTIFICATION_SMTP_URL: must be an smtp:// or smtps:// URL',
+        expect.stringMatching(/^NOTIFICATION_TYPES: CommentReplied\.away_after_seconds: /),
+      ]);
+    }
   });
 
   it('uses PostgreSQL, the real-time server and team-chat webhooks when given', () => {

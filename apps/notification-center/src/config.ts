@@ -1,4 +1,8 @@
-import { DEFAULT_USER_TOKEN_AUDIENCE } from '@herald/notifications';
+import {
+  DEFAULT_USER_TOKEN_AUDIENCE,
+  type NotificationTypeSettings,
+  notificationTypeSettingsSchema,
+} from '@herald/notifications';
 import { hmacHex } from '@herald/protocol-core';
 import { z } from 'zod';
 
@@ -34,6 +38,43 @@ export const envSchema = z
         }
       }),
     SESSION_SECRET: z.string().min(16).default(DEMO_SESSION_SECRET),
+    /** The SMTP server email goes through, e.g. smtp://user:pass@mail.example:587; unset: no `email` channel. */
+    NOTIFICATION_SMTP_URL: z
+      .url()
+      .refine((text) => /^smtps?:$/.test(new URL(text).protocol), {
+        message: 'must be an smtp:// or smtps:// URL',
+      })
+      .optional(),
+    NOTIFICATION_MAIL_FROM: z.string().min(3).default('Herald notifications <notifications@localhost>'),
+    /** The service's URL as recipients' mail clients reach it (for unsubscribe links); http://host:port when unset. */
+    NOTIFICATION_PUBLIC_URL: z.url().optional(),
+    /** Signs unsubscribe links; derived from SESSION_SECRET when unset. */
+    NOTIFICATION_UNSUBSCRIBE_SECRET: z.string().min(16, 'must be at least 16 characters').optional(),
+    /** JSON object of notification type to its away settings: {"CommentReplied":{"away_after_seconds":60}}. */
+    NOTIFICATION_TYPES: z
+      .string()
+      .optional()
+      .transform((text, ctx) => {
+        if (!text) return {};
+        let json: unknown;
+        try {
+          json = JSON.parse(text);
+        } catch {
+          ctx.addIssue({
+            code: 'custom',
+            message: 'must be a JSON object of notification type to its settings',
+          });
+          return z.NEVER;
+        }
+        const parsed = z.record(z.string().min(1), notificationTypeSettingsSchema).safeParse(json);
+        if (!parsed.success) {
+          for (const issue of parsed.error.issues) {
+            ctx.addIssue({ code: 'custom', message: `${issue.path.join('.')}: ${issue.message}` });
+          }
+          return z.NEVER;
+        }
+        return parsed.data;
+      }),
     /** The secret other backends send to `POST /notification/send`; unset turns the send API off (503). */
     NOTIFICATION_API_SECRET: z.string().min(16, 'must be at least 16 characters').optional(),
     NOTIFICATION_BELL_ASSETS: z.string().min(1).optional(),
@@ -117,6 +158,13 @@ export interface CenterConfig {
   readonly corsOrigins: readonly string[];
   /** How user tokens are checked (and, for the demo page, signed). */
   readonly userTokens: UserTokenConfig;
+  /** Email through SMTP; undefined: no `email` channel. */
+  readonly email: { readonly smtpUrl: string; readonly from: string } | undefined;
+  /** The service's public URL, for links in email. */
+  readonly publicUrl: string;
+  readonly unsubscribeSecret: string;
+  /** Away settings per notification type. */
+  readonly types: Readonly<Record<string, NotificationTypeSettings>>;
 }
 
 /** The user-token settings: the HS256 secret, an optional EdDSA public key, and the claims checked. */
@@ -170,6 +218,13 @@ export function configFromEnv(
         issuer: e.NOTIFICATION_USER_TOKEN_ISSUER,
         clockToleranceSeconds: e.NOTIFICATION_USER_TOKEN_CLOCK_SKEW,
       },
+      email: e.NOTIFICATION_SMTP_URL
+        ? { smtpUrl: e.NOTIFICATION_SMTP_URL, from: e.NOTIFICATION_MAIL_FROM }
+        : undefined,
+      publicUrl:
+        e.NOTIFICATION_PUBLIC_URL ?? `http://${e.NOTIFICATION_CENTER_HOST}:${e.NOTIFICATION_CENTER_PORT}`,
+      unsubscribeSecret: e.NOTIFICATION_UNSUBSCRIBE_SECRET ?? hmacHex(e.SESSION_SECRET, 'herald-unsubscribe'),
+      types: e.NOTIFICATION_TYPES,
     },
   };
 }

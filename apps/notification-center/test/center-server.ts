@@ -20,6 +20,27 @@ export const CENTER_STORES = ['pglite', 'postgres'] as const;
 export type CenterStore = (typeof CENTER_STORES)[number];
 
 /**
+ * The environment that puts a center's store on PGlite in a new temp folder or on PostgreSQL in a schema of its
+ * own, and how to remove it (several centers in turn may share it: a restart keeps the data).
+ */
+export async function storeEnvFor(
+  store: CenterStore,
+): Promise<{ env: Record<string, string>; cleanup: () => Promise<void> }> {
+  if (store === 'pglite') {
+    const dataDir = await mkdtemp(join(tmpdir(), 'herald-nc-store-'));
+    return {
+      env: { NOTIFICATION_PGLITE_DIR: dataDir },
+      cleanup: () => rm(dataDir, { recursive: true, force: true }),
+    };
+  }
+  const schema = randomSchema('herald_nc_test');
+  return {
+    env: { DATABASE_URL: POSTGRES_URL, NOTIFICATION_DATABASE_SCHEMA: schema },
+    cleanup: () => dropSchema(schema),
+  };
+}
+
+/**
  * Starts the notification center from environment variables, as its bin does, on PGlite in a temp folder or
  * on PostgreSQL in a schema of its own; `stop` closes it and removes the folder or drops the schema.
  */
@@ -27,17 +48,7 @@ export async function startCenter(
   store: CenterStore,
   env: Record<string, string | undefined>,
 ): Promise<RunningCenter> {
-  let storeEnv: Record<string, string>;
-  let cleanup: () => Promise<void>;
-  if (store === 'pglite') {
-    const dataDir = await mkdtemp(join(tmpdir(), 'herald-nc-store-'));
-    storeEnv = { NOTIFICATION_PGLITE_DIR: dataDir };
-    cleanup = () => rm(dataDir, { recursive: true, force: true });
-  } else {
-    const schema = randomSchema('herald_nc_test');
-    storeEnv = { DATABASE_URL: POSTGRES_URL, NOTIFICATION_DATABASE_SCHEMA: schema };
-    cleanup = () => dropSchema(schema);
-  }
+  const { env: storeEnv, cleanup } = await storeEnvFor(store);
   const loaded = configFromEnv({ ...storeEnv, ...env });
   if (!loaded.ok) throw new Error(loaded.problems.join('\n'));
   const center = await createNotificationCenter(loaded.config, silentNotificationLogger);

@@ -2,7 +2,9 @@ import { execFile } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
+import { until } from '@herald/test-kit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type SmtpSink, startSmtpSink } from '../../../packages/email-channel/test/smtp-sink.js';
 import { type RunningCenter, startCenter } from './center-server.js';
 import { type RealtimeProcess, startRealtime, startTogether } from './realtime-process.js';
 import { type WebhookReceiver, webhookReceiver } from './webhook-receiver.js';
@@ -29,10 +31,15 @@ describe('the README examples, run as written', () => {
   let running: RunningCenter;
   let realtime: RealtimeProcess;
   let receiver: WebhookReceiver;
+  let smtp: SmtpSink;
   let env: NodeJS.ProcessEnv;
   beforeAll(async () => {
     const app = { id: 'readme', key: 'readme-key', secret: 'readme-secret' };
-    [realtime, receiver] = await startTogether([startRealtime(app), webhookReceiver()]);
+    [realtime, receiver, smtp] = await startTogether([
+      startRealtime(app),
+      webhookReceiver(),
+      startSmtpSink(),
+    ]);
     running = await startCenter('pglite', {
       NOTIFICATION_API_SECRET: API_SECRET,
       NOTIFICATION_USER_TOKEN_SECRET: TOKEN_SECRET,
@@ -41,6 +48,7 @@ describe('the README examples, run as written', () => {
       REALTIME_APP_KEY: app.key,
       REALTIME_APP_SECRET: app.secret,
       TEAMCHAT_WEBHOOKS: JSON.stringify({ teamchat: receiver.url('/hooks/general/token') }),
+      NOTIFICATION_SMTP_URL: `smtp://127.0.0.1:${smtp.port}`,
     });
     env = {
       PATH: process.env.PATH,
@@ -51,7 +59,7 @@ describe('the README examples, run as written', () => {
   });
   afterAll(async () => {
     await running?.stop();
-    await Promise.all([realtime?.stop(), receiver?.close()]);
+    await Promise.all([realtime?.stop(), receiver?.close(), smtp?.stop()]);
   });
 
   it('sends with the app README’s curl command', async () => {
@@ -73,6 +81,18 @@ describe('the README examples, run as written', () => {
     expect(receiver.bodies.get('/hooks/general/token')?.[0]).toEqual({
       text: '*Invoice paid*\nInvoice #12 was paid\n/invoices/12',
     });
+  });
+
+  it('emails an away recipient with the app README’s end-to-end curl command', async () => {
+    const script = await block(APP_README, '## Away delivery and email, end to end', 'sh');
+    const { stdout } = await run('bash', ['-c', script], { env });
+    const answer = JSON.parse(stdout) as { data: { ok: boolean; delivered: Record<string, number> } };
+    // The team-chat instance is an away channel too: the README's promise is about the email.
+    expect(answer.data).toMatchObject({ ok: true, delivered: { database: 1, broadcast: 1, away: 1 } });
+    await until(() => smtp.to('carol@example.com').length === 1, { what: 'Carol’s email', limitMs: 30_000 });
+    const mail = smtp.to('carol@example.com')[0];
+    expect(mail?.mail.subject).toBe('Ada replied');
+    expect(mail?.header('list-unsubscribe-post')).toBe('List-Unsubscribe=One-Click');
   });
 
   it('signs a token and reads the JSON API with the app README’s Node example', async () => {

@@ -1,5 +1,5 @@
-import { signRequest } from '@herald/protocol-core';
 import { NotificationError } from './errors.js';
+import { realtimeRest } from './internal/realtime-rest.js';
 import type { NotifiableKey } from './record.js';
 
 /** Where Herald's real-time server (or any Pusher-compatible one) takes REST calls, and with which app. */
@@ -66,15 +66,12 @@ export function notificationChannelName(owner: NotifiableKey): string {
  * const broadcaster = createBroadcaster({ url: 'http://127.0.0.1:8080', appId: 'app', key: 'k', secret: 's' });
  */
 export function createBroadcaster(options: BroadcasterOptions): NotificationBroadcaster {
-  const base = new URL(options.url);
-  const prefix = base.pathname.replace(/\/+$/, '');
-  const appPath = `${prefix}/apps/${encodeURIComponent(options.appId)}`;
+  const rest = realtimeRest(options);
+  const { base, appPath } = rest;
   const doFetch = options.fetch ?? fetch;
-  const credentials = { key: options.key, secret: options.secret };
 
   const post = async (path: string, body: string): Promise<void> => {
-    const query = new URLSearchParams(signRequest(credentials, { method: 'POST', path, body }));
-    const target = new URL(`${path}?${query}`, base);
+    const target = rest.signedUrl('POST', path, body);
     let response: Response;
     try {
       response = await doFetch(target, {

@@ -25,4 +25,9 @@ export interface NotificationChannel {
   send(delivery: Delivery): Promise<void>;
   /** Sends many deliveries at once and returns one outcome per delivery, in order. */
   sendMany?(deliveries: readonly Delivery[]): Promise<readonly DeliveryOutcome[]>;
+  /**
+   * Sends several deliveries to one notifiable as one message (a digest: "3 new notifications"). Away delivery
+   * calls it for a digest window's deliveries; a channel without it gets them one by one.
+   */
+  sendDigest?(deliveries: readonly Delivery[]): Promise<void>;
 }

@@ -13,7 +13,9 @@ export type NotificationErrorCode =
   /** Options given to a factory are unusable. */
   | 'invalid_options'
   /** The notification service answered a client's request with an error, or could not be reached. */
-  | 'request_failed';
+  | 'request_failed'
+  /** Whether a recipient has a bell open could not be told (the real-time server refused or was not reached). */
+  | 'presence_failed';
 
 /** The package's error: a code from a closed set, a message, and the cause when there is one. */
 export class NotificationError extends Error {

@@ -4,6 +4,9 @@ export {
   type NotificationApiOptions,
   PREFERENCES_ROUTE,
 } from './api.js';
+export { type AwayDelivery, type AwayDeliveryOptions, createAwayDelivery } from './away-delivery.js';
+export type { AwayQueue } from './away-plan.js';
+export type { NewAwayDelivery } from './away-queries.js';
 export {
   type BellBroadcasting,
   type BellOptions,
@@ -69,14 +72,22 @@ export {
   preferenceOwnerKey,
   refusedChannelsOf,
 } from './preferences.js';
+export {
+  createRealtimePresence,
+  type RealtimePresenceOptions,
+  type RecipientPresence,
+} from './presence.js';
 export type { NewNotificationRecord, NotifiableKey, NotificationRecord } from './record.js';
 export {
   createSendApi,
   IDEMPOTENCY_KEY_HEADER,
   IDEMPOTENT_REPLAYED_HEADER,
+  type NotificationTypeSettings,
+  notificationTypeSettingsSchema,
   SEND_ROUTE,
   type SendApiErrorCode,
   type SendApiOptions,
+  type SendRecipient,
   type SendRequest,
   type SendResult,
   type SendResultFailure,
@@ -86,6 +97,13 @@ export {
   type NotificationStore,
   type NotificationStoreOptions,
 } from './store.js';
+export {
+  createUnsubscribeApi,
+  createUnsubscribeLinks,
+  UNSUBSCRIBE_ROUTE,
+  type UnsubscribeLinks,
+  type UnsubscribeOptions,
+} from './unsubscribe.js';
 export {
   CSRF_HEADER,
   createUserAuth,

@@ -3,4 +3,6 @@ export interface NotificationUser {
   readonly id: string | number;
   readonly type?: string | undefined;
   readonly name?: string | undefined;
+  /** The address email reaches them at, when known (a user token's `email` claim). */
+  readonly email?: string | undefined;
 }

@@ -28,6 +28,15 @@ export interface Notification {
   toBroadcast?(notifiable: Notifiable): unknown;
   /** The event name the `broadcast` channel publishes under (`notification.created` when not given). */
   broadcastAs?(): string;
+  /**
+   * Seconds after sending at which a recipient who has no bell open gets it on their away channels (email, team
+   * chat…); a recipient with a bell open then gets nothing more. Not set: no away delivery.
+   */
+  readonly awayAfterSeconds?: number | undefined;
+  /** Away deliveries to one recipient within this many seconds of the first one due go out as one digest (0: none). */
+  readonly digestWindowSeconds?: number | undefined;
+  /** The away channels for this notifiable; every away channel the sender has when not given. */
+  awayVia?(notifiable: Notifiable): readonly string[];
 }
 
 /** The type a notification is stored under: its `type`, else its class name. */

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { type AwayQueue, planAwayDeliveries } from './away-plan.js';
 import type { Delivery, DeliveryOutcome, NotificationChannel } from './channel.js';
 import { NotificationError } from './errors.js';
 import { runLimited } from './internal/limit.js';
@@ -18,6 +19,11 @@ export interface NotifierOptions {
   readonly preferences?: ChannelPreferences | undefined;
   /** How many single deliveries one channel runs at once (default 16). */
   readonly concurrency?: number | undefined;
+  /**
+   * Where notifications with `awayAfterSeconds` are kept for their away channels (`createAwayDelivery`); the
+   * report counts them under `delivered.away`.
+   */
+  readonly away?: AwayQueue | undefined;
   readonly logger?: NotificationLogger | undefined;
 }
 
@@ -70,6 +76,8 @@ export interface Notifier {
   route(channel: string, destination: unknown): PendingRoute;
   /** The registered channel names. */
   readonly channelNames: readonly string[];
+  /** The away channels' names (none without away delivery). */
+  readonly awayChannelNames: readonly string[];
 }
 
 /** The `type` of on-demand notifiables made by `route()`. */
@@ -86,6 +94,26 @@ function asNotificationError(error: unknown, channel: string): NotificationError
     cause: error,
     channel,
   });
+}
+
+/** Keeps a send's away deliveries, and records each as done or failed. */
+async function scheduleAway(
+  away: AwayQueue,
+  send: Parameters<typeof planAwayDeliveries>[0],
+  record: (outcome: DeliveryOutcome, id: string, notifiable: Notifiable) => void,
+): Promise<void> {
+  const planned = planAwayDeliveries(send, away.channelNames);
+  if (planned.length === 0) return;
+  let outcome: DeliveryOutcome;
+  try {
+    await away.schedule(planned);
+  } catch (error) {
+    outcome = error instanceof Error ? error : new Error(String(error));
+  }
+  for (const delivery of planned) {
+    const index = send.ids.indexOf(delivery.id);
+    record(outcome, delivery.id, send.notifiables[index] as Notifiable);
+  }
 }
 
 /**
@@ -191,6 +219,14 @@ export function createNotifier(options: NotifierOptions): Notifier {
         }
       });
     }
+    if (options.away && !anonymous) {
+      await scheduleAway(
+        options.away,
+        { notifiables, ids, notification, type, createdAt },
+        (outcome, id, n) =>
+          record('away', { id, notifiable: n, notification, type, createdAt, anonymous }, outcome),
+      );
+    }
     return { ok: failures.length === 0, ids, delivered, skipped, failures };
   };
 
@@ -221,5 +257,6 @@ export function createNotifier(options: NotifierOptions): Notifier {
     },
     route: (channel, destination) => route(new Map([[channel, destination]])),
     channelNames: [...channels.keys()],
+    awayChannelNames: options.away?.channelNames ?? [],
   };
 }

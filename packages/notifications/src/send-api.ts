@@ -4,12 +4,13 @@ import { type Context, Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import { z } from 'zod';
+import { dataNotification } from './data-notification.js';
 import { NotificationError } from './errors.js';
 import { bearerToken, describeIssues, type FieldIssue, readJsonBody } from './internal/http.js';
 import { storeConnectionOf } from './internal/store-connection.js';
 import type { NotificationLogger } from './logger.js';
 import { silentNotificationLogger } from './logger.js';
-import type { Notifiable, Notification } from './notification.js';
+import type { Notifiable } from './notification.js';
 import { type NotificationData, notificationDataSchema } from './notification-data.js';
 import type { Notifier, SendReport } from './notifier.js';
 import { createSendIdempotency, isIdempotencyKey, type SendAnswer } from './send-idempotency.js';
@@ -37,9 +38,24 @@ export interface SendApiOptions {
   readonly maxBodyBytes?: number | undefined;
   /** Recipients sent per step; between steps other requests get their turn (default 500). */
   readonly chunkSize?: number | undefined;
+  /**
+   * Per notification type, its away delivery: `{ CommentReplied: { away_after_seconds: 60,
+   * digest_window_seconds: 300 } }`. A request's own fields win.
+   */
+  readonly types?: Readonly<Record<string, NotificationTypeSettings>> | undefined;
   /** How long an idempotency key is remembered (default 24 hours). */
   readonly idempotencyTtlMs?: number | undefined;
   readonly logger?: NotificationLogger | undefined;
+}
+
+/** How a notification type is delivered to recipients who are away (no bell open). */
+export interface NotificationTypeSettings {
+  /** Seconds after sending at which a recipient with no bell open gets it on their away channels; unset: never. */
+  readonly away_after_seconds?: number | undefined;
+  /** Away deliveries to one recipient within this many seconds of the first one due go out as one digest (0: none). */
+  readonly digest_window_seconds?: number | undefined;
+  /** The away channels (`email`, `teamchat`…); every away channel the service has when not given. */
+  readonly away_channels?: readonly string[] | undefined;
 }
 
 /** The error codes the send API answers with, each with its HTTP status. */
@@ -74,9 +90,9 @@ export const IDEMPOTENCY_KEY_HEADER = 'Idempotency-Key';
 export const IDEMPOTENT_REPLAYED_HEADER = 'Idempotent-Replayed';
 
 /** What `POST /notification/send` takes. */
-export interface SendRequest {
-  /** The users to notify, by id: one or many. */
-  readonly recipients: string | number | ReadonlyArray<string | number>;
+export interface SendRequest extends NotificationTypeSettings {
+  /** The users to notify, by id (or with their email address: `{ id, email }`): one or many. */
+  readonly recipients: SendRecipient | ReadonlyArray<SendRecipient>;
   /** Their notifiable type (`User` by default). */
   readonly notifiable_type?: string | undefined;
   /** The notification type, as stored and as preferences name it (e.g. `InvoicePaid`). */
@@ -86,6 +102,12 @@ export interface SendRequest {
   /** The channels to send through (`database`, `broadcast`, `teamchat`, `teamchat-alerts`…). */
   readonly channels?: readonly string[] | undefined;
 }
+
+/** A recipient of the send API: a user id, or the id with the address email goes to. */
+export type SendRecipient =
+  | string
+  | number
+  | { readonly id: string | number; readonly email?: string | undefined };
 
 /** One delivery that failed, as the send API reports it. */
 export interface SendResultFailure {
@@ -110,13 +132,30 @@ export interface SendResult {
 }
 
 const recipientId = z.union([z.string().trim().min(1).max(255), z.number().int().nonnegative()]);
+const recipient = z.union([
+  recipientId,
+  z.strictObject({ id: recipientId, email: z.email().max(320).optional() }),
+]);
+const seconds = z
+  .number()
+  .int()
+  .min(0)
+  .max(30 * 24 * 60 * 60);
+
+/** The settings of a notification type, as the send API and a service's configuration take them. */
+export const notificationTypeSettingsSchema = z.strictObject({
+  away_after_seconds: seconds.optional(),
+  digest_window_seconds: seconds.optional(),
+  away_channels: z.array(z.string().min(1)).optional(),
+});
 
 function sendBodySchema(maxRecipients: number) {
   return z.strictObject({
     recipients: z.preprocess(
       (value) => (value === undefined || Array.isArray(value) ? value : [value]),
-      z.array(recipientId).min(1).max(maxRecipients),
+      z.array(recipient).min(1).max(maxRecipients),
     ),
+    ...notificationTypeSettingsSchema.shape,
     notifiable_type: z.string().min(1).max(255).default('User'),
     type: z.string().min(1).max(255),
     data: notificationDataSchema,
@@ -132,9 +171,15 @@ function apiError(c: Context, code: SendApiErrorCode, message: string, issues?: 
   return c.json(errorBody(code, message, issues), STATUS[code]);
 }
 
-/** The team-chat text of a sent notification: the title in bold, the message, the link. */
-function teamChatText(data: NotificationData): string {
-  return [`*${data.title}*`, data.message, data.action_url].filter(Boolean).join('\n');
+/** The type settings a request names itself (unset ones fall back to the type's). */
+function definedSettings(request: NotificationTypeSettings): NotificationTypeSettings {
+  return {
+    ...(request.away_after_seconds === undefined ? {} : { away_after_seconds: request.away_after_seconds }),
+    ...(request.digest_window_seconds === undefined
+      ? {}
+      : { digest_window_seconds: request.digest_window_seconds }),
+    ...(request.away_channels === undefined ? {} : { away_channels: request.away_channels }),
+  };
 }
 
 function mergeCounts(into: Record<string, number>, from: Readonly<Record<string, number>>): void {
@@ -173,13 +218,21 @@ export function createSendApi(options: SendApiOptions): Hono {
     channels: readonly string[],
     progress: { sent: number } = { sent: 0 },
   ) => {
-    const recipients = [...new Set(request.recipients.map(String))];
-    const notification = {
-      type: request.type,
+    const emails = new Map<string, string>();
+    const ids = request.recipients.map((item) => {
+      if (typeof item !== 'object') return String(item);
+      if (item.email !== undefined) emails.set(String(item.id), item.email);
+      return String(item.id);
+    });
+    const recipients = [...new Set(ids)];
+    const settings = { ...options.types?.[request.type], ...definedSettings(request) };
+    const awayChannels = settings.away_channels;
+    const notification = dataNotification(request.type, request.data, {
       via: () => channels,
-      toDatabase: () => request.data,
-      toTeamChat: () => ({ text: teamChatText(request.data) }),
-    } satisfies Notification & { toTeamChat(): unknown };
+      awayAfterSeconds: settings.away_after_seconds,
+      digestWindowSeconds: settings.digest_window_seconds,
+      ...(awayChannels ? { awayVia: () => awayChannels } : {}),
+    });
     const result = {
       notifications: [] as Array<{ recipient: string; id: string }>,
       delivered: {} as Record<string, number>,
@@ -190,7 +243,11 @@ export function createSendApi(options: SendApiOptions): Hono {
       // Yield between chunks so a bulk send never holds the event loop for long.
       if (start > 0) await nextTurn();
       const chunk = recipients.slice(start, start + chunkSize);
-      const notifiables: Notifiable[] = chunk.map((id) => ({ type: request.notifiable_type, id }));
+      const notifiables: Notifiable[] = chunk.map((id) => ({
+        type: request.notifiable_type,
+        id,
+        routeNotificationFor: (channel) => (channel === 'email' ? emails.get(id) : undefined),
+      }));
       const report: SendReport = await notifier.send(notifiables, notification);
       progress.sent += chunk.length;
       for (const [index, id] of report.ids.entries()) {
@@ -253,6 +310,15 @@ export function createSendApi(options: SendApiOptions): Hono {
             },
           ],
     );
+    const away = new Set(notifier.awayChannelNames);
+    for (const [index, name] of (body.value.away_channels ?? []).entries()) {
+      if (!away.has(name)) {
+        unknown.push({
+          path: `away_channels.${index}`,
+          message: `no away channel named "${name}" (available: ${[...away].join(', ') || 'none'})`,
+        });
+      }
+    }
     if (unknown.length > 0) return apiError(c, 'validation_failed', describeIssues(unknown), unknown);
 
     /**

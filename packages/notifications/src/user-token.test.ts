@@ -17,6 +17,18 @@ describe('signUserToken and createUserTokenVerifier', () => {
     });
   });
 
+  it('carries the user’s email address, and drops an email claim that is no address', async () => {
+    const verifier = await createUserTokenVerifier({ secret: SECRET });
+    const token = await signUserToken({ secret: SECRET, userId: 42, email: 'ada@example.test' });
+    expect(await verifier.verify(token)).toMatchObject({
+      ok: true,
+      value: { id: '42', email: 'ada@example.test' },
+    });
+    const odd = await signUserToken({ secret: SECRET, userId: 42, email: 'not an address' });
+    const result = await verifier.verify(odd);
+    expect(result.ok && result.value.email).toBeUndefined();
+  });
+
   it('round-trips an EdDSA token checked with the public key only', async () => {
     const { privateKey, publicKey } = generateKeyPairSync('ed25519');
     const token = await signUserToken({

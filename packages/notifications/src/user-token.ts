@@ -29,6 +29,8 @@ export interface SignUserTokenOptions {
   readonly userType?: string | undefined;
   /** The user's display name (given to presence channels). */
   readonly name?: string | undefined;
+  /** The user's email address (the `email` claim): where away notifications are emailed when a send names none. */
+  readonly email?: string | undefined;
   /** Lifetime: seconds, or a jose time span such as `'10m'` (default 10 minutes). */
   readonly expiresIn?: number | string | undefined;
   /** The `aud` claim (default `herald-notifications`). */
@@ -100,6 +102,7 @@ async function asymmetricKey(key: UserTokenKey, kind: 'private' | 'public'): Pro
 export async function signUserToken(options: SignUserTokenOptions): Promise<string> {
   const claims: JWTPayload = {};
   if (options.name !== undefined) claims.name = options.name;
+  if (options.email !== undefined) claims.email = options.email;
   if (options.userType !== undefined) claims.notifiable_type = options.userType;
   let jwt = new SignJWT(claims)
     .setSubject(String(options.userId))
@@ -175,6 +178,7 @@ export async function createUserTokenVerifier(options: UserTokenVerifierOptions)
           id: payload.sub,
           type: typeof payload.notifiable_type === 'string' ? payload.notifiable_type : undefined,
           name: typeof payload.name === 'string' ? payload.name : undefined,
+          email: typeof payload.email === 'string' && payload.email.includes('@') ? payload.email : undefined,
         });
       } catch (error) {
         return fail(refusal(error));

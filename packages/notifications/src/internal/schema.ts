@@ -39,8 +39,37 @@ export interface PreferencesTable {
   updated_at: ColumnType<Date, Date | undefined, Date>;
 }
 
+/** An away delivery waiting for its time: one notification for one notifiable, and where it may go. */
+export interface AwayDeliveriesTable {
+  notification_id: string;
+  notification_type: string;
+  notifiable_type: string;
+  notifiable_id: string;
+  data: ColumnType<unknown, string, string>;
+  /** The away channel names, a JSON array. */
+  channels: ColumnType<string[], string, string>;
+  /** Where each channel delivers (`{"email": "ada@example.com"}`), a JSON object. */
+  routes: ColumnType<Record<string, string>, string, string>;
+  /** True when it may share a digest with others to the same notifiable. */
+  digest: boolean;
+  /** When it goes out: its delay's end, or the end of the digest window it joined. */
+  send_at: Date;
+  created_at: ColumnType<Date, Date | undefined, Date>;
+}
+
+/** Where a notifiable is reached on a channel (their email address), as their user token last said. */
+export interface AddressesTable {
+  notifiable_type: string;
+  notifiable_id: string;
+  channel: string;
+  address: string;
+  updated_at: ColumnType<Date, Date | undefined, Date>;
+}
+
 export interface Database {
   notifications: NotificationsTable;
+  notification_addresses: AddressesTable;
+  notification_away_deliveries: AwayDeliveriesTable;
   notification_idempotency_keys: IdempotencyKeysTable;
   notification_preferences: PreferencesTable;
 }
@@ -123,6 +152,48 @@ const migrations: Record<string, Migration> = {
           'notification_type',
           'channel',
         ])
+        .execute();
+    },
+  },
+  '0004_create_notification_away_deliveries_and_addresses': {
+    async up(db: Kysely<unknown>) {
+      await db.schema
+        .createTable('notification_away_deliveries')
+        .ifNotExists()
+        .addColumn('notification_id', 'uuid', (col) => col.primaryKey())
+        .addColumn('notification_type', 'varchar(255)', (col) => col.notNull())
+        .addColumn('notifiable_type', 'varchar(255)', (col) => col.notNull())
+        .addColumn('notifiable_id', 'varchar(255)', (col) => col.notNull())
+        .addColumn('data', 'jsonb', (col) => col.notNull())
+        .addColumn('channels', 'jsonb', (col) => col.notNull())
+        .addColumn('routes', 'jsonb', (col) => col.notNull())
+        .addColumn('digest', 'boolean', (col) => col.notNull())
+        .addColumn('send_at', 'timestamptz', (col) => col.notNull())
+        .addColumn('created_at', 'timestamptz', (col) => col.notNull().defaultTo(sql`now()`))
+        .execute();
+      // The scheduler takes what is due, earliest first.
+      await db.schema
+        .createIndex('notification_away_deliveries_send_at_idx')
+        .ifNotExists()
+        .on('notification_away_deliveries')
+        .column('send_at')
+        .execute();
+      // A new delivery looks for an open digest of the same notifiable.
+      await db.schema
+        .createIndex('notification_away_deliveries_notifiable_idx')
+        .ifNotExists()
+        .on('notification_away_deliveries')
+        .columns(['notifiable_type', 'notifiable_id', 'send_at'])
+        .execute();
+      await db.schema
+        .createTable('notification_addresses')
+        .ifNotExists()
+        .addColumn('notifiable_type', 'varchar(255)', (col) => col.notNull())
+        .addColumn('notifiable_id', 'varchar(255)', (col) => col.notNull())
+        .addColumn('channel', 'varchar(255)', (col) => col.notNull())
+        .addColumn('address', 'varchar(1024)', (col) => col.notNull())
+        .addColumn('updated_at', 'timestamptz', (col) => col.notNull().defaultTo(sql`now()`))
+        .addPrimaryKeyConstraint('notification_addresses_pk', ['notifiable_type', 'notifiable_id', 'channel'])
         .execute();
     },
   },
