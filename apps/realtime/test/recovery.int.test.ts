@@ -1,7 +1,9 @@
+import { Agent } from 'node:http';
 import { startTcpProxy, type TcpProxy } from '@herald/app-store-postgres/testing';
 import { silentLogger } from '@herald/realtime-server';
 import { enableRecovery } from '@herald/recovery';
 import { fence, freePort, sleep, until } from '@herald/test-kit';
+import Pusher from 'pusher';
 import { afterEach, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { configSchema } from '../src/config-schema.js';
@@ -91,16 +93,19 @@ async function reconnected(pusher: PusherClient): Promise<void> {
 describe('recovery across a reconnect, one node', () => {
   for (const name of ['orders', 'private-orders']) {
     it(`delivers every event of a steady stream exactly once, in order, across a cut (${name})`, async () => {
-      const running = await boot();
+      // Room for everything published while away, however long pusher-js takes to come back.
+      const running = await boot({ enabled: true, max_events_per_channel: 1000 });
       const proxy = await proxyTo(running.port);
       const { pusher, authorised } = recoveringClient(proxy.port);
       const sdk = pusherSdk(APP, running.port);
       const { ticks } = await listen(pusher, name);
 
-      const total = 120;
+      let published = 0;
+      let streaming = true;
       const publishing = (async () => {
-        for (let i = 1; i <= total; i += 1) {
-          await sdk.trigger(name, 'tick', { i });
+        while (streaming) {
+          published += 1;
+          await sdk.trigger(name, 'tick', { i: published });
           // A steady stream, not a burst: events keep coming before, during and after the cut.
           await sleep(25);
         }
@@ -111,7 +116,11 @@ describe('recovery across a reconnect, one node', () => {
       await sleep(2_000);
       proxy.restore();
       await reconnected(pusher);
+      const atReconnect = published;
+      await until(() => published >= atReconnect + 20, { what: '20 more events after the reconnect' });
+      streaming = false;
       await publishing;
+      const total = published;
       await until(() => ticks.length >= total, { what: `all ${total} events`, limitMs: 90_000 });
       await fence({
         received: () => ticks,
@@ -159,12 +168,19 @@ describe('recovery across a reconnect, one node', () => {
     const proxy = await proxyTo(port);
     const { pusher } = recoveringClient(proxy.port);
     const { ticks, failures } = await listen(pusher, 'orders');
-    await pusherSdk(APP, port).trigger('orders', 'tick', { i: 1 });
+    await new Pusher({ ...sdkOptions(port), agent: new Agent({ keepAlive: false }) }).trigger(
+      'orders',
+      'tick',
+      {
+        i: 1,
+      },
+    );
     await until(() => ticks.length === 1, { what: 'the first event' });
     await cut(proxy, pusher);
     await first.close();
     await boot({ enabled: true }, port);
-    const sdk = pusherSdk(APP, port);
+    // A new connection for the new process: a kept-alive socket to the old one would be reused otherwise.
+    const sdk = new Pusher({ ...sdkOptions(port), agent: new Agent({ keepAlive: false }) });
     await sdk.trigger('orders', 'tick', { i: 2 });
     proxy.restore();
     await reconnected(pusher);
@@ -243,6 +259,18 @@ async function awayAndBack(
   proxy.restore();
   await reconnected(pusher);
   return { sdk, ticks, failures };
+}
+
+/** The official SDK's options for the test app on a port. */
+function sdkOptions(port: number) {
+  return {
+    appId: APP.id,
+    key: APP.key,
+    secret: APP.secret,
+    host: '127.0.0.1',
+    port: String(port),
+    useTLS: false,
+  };
 }
 
 /** A raw WebSocket that subscribes with exactly `data` and records every frame's text. */

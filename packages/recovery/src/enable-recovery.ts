@@ -51,9 +51,12 @@ export function enableRecovery(pusher: RecoverablePusher): Recovery {
 
   const onFrame: Listener = (message) => {
     if (!enabled) return;
-    const text = (message as { data?: unknown } | null)?.data;
-    // Most frames carry no position: skip them without parsing them a second time.
-    if (typeof text !== 'string' || !text.includes(RecoveryField.Serial)) return;
+    const data = (message as { data?: unknown } | null)?.data;
+    if (data === undefined || data === null) return;
+    // Read as pusher-js reads it (`JSON.parse(data)` turns a Node Buffer into its text); most frames carry no
+    // position and are skipped without being parsed a second time.
+    const text = typeof data === 'string' ? data : String(data);
+    if (!text.includes(RecoveryField.Serial)) return;
     const position = readPosition(text);
     if (position) positions.set(position.channel, { serial: position.serial, epoch: position.epoch });
   };

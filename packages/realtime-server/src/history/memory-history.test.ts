@@ -15,11 +15,11 @@ function open(options: MemoryHistoryOptions = {}): ChannelHistory {
   return history;
 }
 
-/** Appends events named e1, e2, … and answers the position of the last one. */
+/** Appends events whose frames are `<channel>#<serial>` and answers the position of the last one. */
 function publish(history: ChannelHistory, channel: string, count: number, bounds = limits): HistoryPosition {
   let last: HistoryPosition = { serial: 0, epoch: '' };
   for (let i = 0; i < count; i += 1) {
-    history.append(
+    const frame = history.append(
       'app',
       channel,
       (at) => {
@@ -28,6 +28,8 @@ function publish(history: ChannelHistory, channel: string, count: number, bounds
       },
       bounds,
     );
+    // The memory store answers at once, with the frame it encoded.
+    expect(frame).toBe(`${channel}#${last.serial}`);
   }
   return last;
 }
