@@ -46,6 +46,7 @@ describe('channel history on the wire', () => {
     await bob.subscribe('private-chat');
     tick(started, 'private-chat', 1);
     alice.send({ event: 'client-typing', channel: 'private-chat', data: { who: 'alice' } });
+    await bob.next('client-typing');
     tick(started, 'private-chat', 2);
     await until(
       () =>
