@@ -155,6 +155,8 @@ const specs: Record<string, Partial<ExampleSpec>> = {
   // The client connects to a real Herald real-time server (the workspace build) whose app keeps history.
   recovery: {
     alongside: ['pusher-js'],
+    // pusher-js's typings name the DOM's types (Document), whatever runtime the example runs in.
+    dom: true,
     prepare: async () => {
       const url = pathToFileURL(join(repoRoot, 'packages/realtime-server/dist/index.js')).href;
       const { createRealtimeServer } = (await import(url)) as {
