@@ -168,6 +168,25 @@ const specs: Record<string, Partial<ExampleSpec>> = {
       };
     },
   },
+  // The client connects to a real Herald real-time server (the workspace build) whose app keeps history.
+  recovery: {
+    alongside: ['pusher-js'],
+    // pusher-js's typings name the DOM's types (Document), whatever runtime the example runs in.
+    dom: true,
+    prepare: async () => {
+      const url = pathToFileURL(join(repoRoot, 'packages/realtime-server/dist/index.js')).href;
+      const { createRealtimeServer } = (await import(url)) as {
+        createRealtimeServer(options: object): RealtimeServerLike;
+      };
+      const server = createRealtimeServer({
+        apps: [{ id: 'app', key: 'app-key', secret: 'app-secret', history: { enabled: true } }],
+        host: '127.0.0.1',
+        port: 0,
+      });
+      const port = await server.listen();
+      return { env: { REALTIME_PORT: String(port) }, stop: () => server.close() };
+    },
+  },
   // No Rocket.Chat runs here: the closest honest thing is the package's own loopback double of Rocket.Chat's
   // incoming-webhook endpoint (test/rocketchat-double.ts, which lists the rules it follows), with two hooks that
   // allow a destination override, as the example's routes need.

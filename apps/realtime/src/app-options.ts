@@ -38,6 +38,15 @@ export function toRealtimeApp(app: ServedApp, limits: RealtimeConfig['rate_limit
     maxEventPayloadInKb: app.max_event_payload_in_kb,
     maxEventNameLength: app.max_event_name_length,
     maxChannelNameLength: app.max_channel_name_length,
+    ...(app.history
+      ? {
+          history: {
+            enabled: app.history.enabled,
+            maxEventsPerChannel: app.history.max_events_per_channel,
+            maxAgeSeconds: app.history.max_age_seconds,
+          },
+        }
+      : {}),
   };
 }
 

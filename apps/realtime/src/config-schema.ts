@@ -49,6 +49,18 @@ export const serverSchema = z
   })
   .strict();
 
+/**
+ * Channel history (`applications[].history`): per-channel serials and replay of missed events to clients with
+ * `@herald/recovery`. Alone, kept in memory, bounded per channel by these keys and per app by a byte cap.
+ */
+export const historySchema = z
+  .object({
+    enabled: z.boolean().default(false),
+    max_events_per_channel: z.number().int().positive().max(100_000).default(100),
+    max_age_seconds: z.number().positive().max(86_400).default(300),
+  })
+  .strict();
+
 export const applicationSchema = z
   .object({
     id: z.string().min(1),
@@ -87,6 +99,7 @@ export const applicationSchema = z
     max_backend_events_per_second: z.number().positive().optional(),
     max_frontend_events_per_second: z.number().positive().optional(),
     max_read_requests_per_second: z.number().positive().optional(),
+    history: historySchema.optional(),
   })
   .strict();
 

@@ -37,6 +37,8 @@ export interface StoredApp {
   readonly webhooks?: readonly Record<string, unknown>[];
   /** Per-app webhook batching settings, kept as written (a JSON object). */
   readonly webhook_batching?: Record<string, unknown>;
+  /** Channel history settings, kept as written (a JSON object: enabled, max_events_per_channel, max_age_seconds). */
+  readonly history?: Record<string, unknown>;
   /** Secrets replaced by `rotateSecret`, each accepted until `until` (epoch ms). Only unexpired ones are read. */
   readonly previous_secrets?: readonly PreviousSecret[];
 }
@@ -154,6 +156,7 @@ const KINDS: ColumnKinds = {
   max_read_requests_per_second: positiveNumber,
   webhooks: objects,
   webhook_batching: object,
+  history: object,
 };
 
 const REQUIRED: ReadonlySet<string> = new Set<keyof AppFields>(['id', 'key', 'secret']);

@@ -1,4 +1,6 @@
 import { isClientEventName, ProtocolEvent } from './events.js';
+import type { HistoryPosition } from './recovery.js';
+import { RecoveryField } from './recovery.js';
 import { fail, ok, type Result } from './result.js';
 
 /** A frame a client may send, parsed and typed (Pusher protocol v7, "Client -> Pusher channels events"). */
@@ -11,6 +13,8 @@ export type ClientFrame =
       readonly auth: string | undefined;
       /** The presence `channel_data` exactly as sent: the signature covers this string. */
       readonly channelData: string | undefined;
+      /** Herald's replay: the last position the client saw (`herald_after` and `herald_epoch`), when it sent one. */
+      readonly after?: HistoryPosition;
     }
   | { readonly type: 'unsubscribe'; readonly channel: string }
   | { readonly type: 'signin'; readonly auth: string; readonly userData: string }
@@ -79,7 +83,28 @@ function parseSubscribe(frame: Json): Result<ClientFrame, FrameError> {
   if (!auth.ok) return auth;
   const channelData = optionalString(data, 'channel_data');
   if (!channelData.ok) return channelData;
-  return ok({ type: 'subscribe', channel: channel.value, auth: auth.value, channelData: channelData.value });
+  const subscribe = {
+    type: 'subscribe',
+    channel: channel.value,
+    auth: auth.value,
+    channelData: channelData.value,
+  } as const;
+  if (data[RecoveryField.After] === undefined) return ok(subscribe);
+  const after = parsePosition(data);
+  if (!after.ok) return after;
+  return ok({ ...subscribe, after: after.value });
+}
+
+// `herald_after` is a serial (a whole number, 0 before the first event); an absent epoch is kept as '' so the server
+// answers it as an unknown life rather than refusing the subscription.
+function parsePosition(data: Json): Result<HistoryPosition, FrameError> {
+  const serial = data[RecoveryField.After];
+  if (typeof serial !== 'number' || !Number.isSafeInteger(serial) || serial < 0) {
+    return invalid(`data.${RecoveryField.After}`, `data.${RecoveryField.After} must be a whole number >= 0`);
+  }
+  const epoch = optionalString(data, RecoveryField.AfterEpoch);
+  if (!epoch.ok) return epoch;
+  return ok({ serial, epoch: epoch.value ?? '' });
 }
 
 function parseUnsubscribe(frame: Json): Result<ClientFrame, FrameError> {

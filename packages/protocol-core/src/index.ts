@@ -48,6 +48,12 @@ export {
   type SignedInUser,
   type UserDataError,
 } from './presence.js';
+export {
+  type HistoryPosition,
+  RecoveryEvent,
+  type RecoveryFailureReason,
+  RecoveryField,
+} from './recovery.js';
 export { fail, ok, type Result } from './result.js';
 export {
   type ChannelEvent,
@@ -59,12 +65,14 @@ export {
   encodeMemberRemoved,
   encodePing,
   encodePong,
+  encodeRecoveryFailed,
   encodeSigninSuccess,
   encodeSubscriptionCount,
   encodeSubscriptionError,
   encodeSubscriptionSucceeded,
   encodeWatchlistEvents,
   type PresenceSnapshot,
+  type RecoveryFailure,
   type SubscriptionErrorData,
   type WatchlistEvent,
 } from './server-frame.js';

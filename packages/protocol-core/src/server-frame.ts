@@ -1,4 +1,10 @@
 import { ProtocolEvent } from './events.js';
+import {
+  type HistoryPosition,
+  RecoveryEvent,
+  type RecoveryFailureReason,
+  RecoveryField,
+} from './recovery.js';
 
 // Server frames are built by string concatenation: one JSON.stringify per field instead of one per object,
 // and app event data is embedded as the exact string that was triggered (pusher-js parses it back).
@@ -42,11 +48,23 @@ export function encodePing(): string {
  * Either way `data` is a JSON string, as the protocol specifies: pusher-js would also take an object, but
  * pusher-websocket-java casts `data` to a string before parsing it.
  */
-export function encodeSubscriptionSucceeded(channel: string, presence?: PresenceSnapshot): string {
+export function encodeSubscriptionSucceeded(
+  channel: string,
+  presence?: PresenceSnapshot,
+  position?: HistoryPosition,
+): string {
   const data = presence
     ? q(q({ presence: { ids: presence.ids, hash: presence.hash, count: presence.count } }))
     : '"{}"';
-  return `{"event":"${ProtocolEvent.SubscriptionSucceeded}","channel":${q(channel)},"data":${data}}`;
+  return `{"event":"${ProtocolEvent.SubscriptionSucceeded}","channel":${q(channel)},"data":${data}${positionFields(position)}}`;
+}
+
+// The serial and epoch as extra top-level fields (pusher-js drops them when decoding); nothing without a position,
+// so frames of apps without history stay byte for byte as they were.
+function positionFields(position: HistoryPosition | undefined): string {
+  return position === undefined
+    ? ''
+    : `,"${RecoveryField.Serial}":${position.serial},"${RecoveryField.Epoch}":${q(position.epoch)}`;
 }
 
 /** The body of a refused subscription, as pusher-js reports its own authorization failures. */
@@ -104,16 +122,37 @@ export interface ChannelEvent {
 
 /**
  * Encodes an event on a channel. Serialise a broadcast once with this and send the same string to every
- * subscriber.
+ * subscriber. With a `position` (apps with history on) the frame also carries `herald_serial` and `herald_epoch`.
  *
  * @example
  * encodeChannelEvent({ event: 'order.shipped', channel: 'orders', data: '{"id":42}' })
  * // '{"event":"order.shipped","channel":"orders","data":"{\"id\":42}"}'
  */
-export function encodeChannelEvent(message: ChannelEvent): string {
+export function encodeChannelEvent(message: ChannelEvent, position?: HistoryPosition): string {
   const data = message.data === undefined ? '' : `,"data":${q(message.data)}`;
   const user = message.userId === undefined ? '' : `,"user_id":${q(message.userId)}`;
-  return `{"event":${q(message.event)},"channel":${q(message.channel)}${data}${user}}`;
+  return `{"event":${q(message.event)},"channel":${q(message.channel)}${data}${user}${positionFields(position)}}`;
+}
+
+/** Why a replay could not happen, as `herald:recovery_failed` tells it. */
+export interface RecoveryFailure {
+  readonly reason: RecoveryFailureReason;
+  /** The oldest serial the history still holds for the channel, or null when it holds none. */
+  readonly firstSerial: number | null;
+}
+
+/**
+ * Encodes `herald:recovery_failed` on a channel: `data` (a JSON string, so pusher-js hands `channel.bind` an object)
+ * carries `reason` and `first_serial`; the frame carries the channel's current position (when history is on), from
+ * which the client goes on.
+ */
+export function encodeRecoveryFailed(
+  channel: string,
+  failure: RecoveryFailure,
+  position?: HistoryPosition,
+): string {
+  const data = q(`{"reason":${q(failure.reason)},"first_serial":${failure.firstSerial}}`);
+  return `{"event":"${RecoveryEvent.RecoveryFailed}","channel":${q(channel)},"data":${data}${positionFields(position)}}`;
 }
 
 /** One entry of `pusher_internal:watchlist_events`: watched users who came online or went offline. */

@@ -1,4 +1,5 @@
 import { DefaultLimits, type PreviousSecret } from '@herald/protocol-core';
+import type { HistoryLimits } from './history/types.js';
 import type { ConnectionLimits } from './rate-limits.js';
 
 /** Who may send client events on private and presence channels. */
@@ -55,6 +56,21 @@ export interface RealtimeApp {
   readonly maxMessagesPerSecond?: number;
   /** Close a socket with 4009 once it goes over `maxMessagesPerSecond`. Default false. */
   readonly terminateOnMessageLimit?: boolean;
+  /**
+   * Channel history: events get per-channel serials and a client that comes back (with `@herald/recovery`) is sent
+   * what it missed. Off by default; frames of apps without it are unchanged.
+   */
+  readonly history?: AppHistory;
+}
+
+/** An app's history settings. */
+export interface AppHistory {
+  /** Default false. */
+  readonly enabled?: boolean;
+  /** Events kept per channel. Default 100. */
+  readonly maxEventsPerChannel?: number;
+  /** Seconds an event is kept. Default 300. */
+  readonly maxAgeSeconds?: number;
 }
 
 /** An application with every default applied. */
@@ -80,6 +96,8 @@ export interface ResolvedApp {
   readonly subscriptionCount: boolean;
   readonly subscriptionCountIntervalMs: number;
   readonly connectionLimits: ConnectionLimits;
+  /** Undefined when history is off: the fan-out checks only this. */
+  readonly history: HistoryLimits | undefined;
 }
 
 /** Server-wide fallbacks for per-app timing. */
@@ -117,5 +135,11 @@ export function resolveApp(app: RealtimeApp, fallbacks: AppFallbacks): ResolvedA
       clientEventsPerSecond: app.maxClientEventsPerSecond,
       terminateOnLimit: app.terminateOnMessageLimit,
     },
+    history: app.history?.enabled
+      ? {
+          maxEvents: app.history.maxEventsPerChannel ?? 100,
+          maxAgeMs: (app.history.maxAgeSeconds ?? 300) * 1000,
+        }
+      : undefined,
   };
 }

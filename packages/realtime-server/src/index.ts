@@ -1,7 +1,13 @@
-export type { ClientEventSenders, RealtimeApp, ResolvedApp } from './app.js';
+export type { AppHistory, ClientEventSenders, RealtimeApp, ResolvedApp } from './app.js';
 export { type AppStore, createStaticAppStore } from './app-store.js';
 export { ApplicationEventEmitter, type ApplicationEvents } from './application-events.js';
 export { isRealtimeServerError, RealtimeServerError, type RealtimeServerErrorCode } from './errors.js';
+export {
+  createMemoryHistory,
+  DEFAULT_HISTORY_BYTES_PER_APP,
+  type MemoryHistoryOptions,
+} from './history/memory-history.js';
+export type { ChannelHistory, HistoryLimits, HistoryRead } from './history/types.js';
 export type { FastHttpHandler, FetchHandler, RawHttpRequest, RawHttpResponse } from './http-bridge.js';
 export { type LogFields, type Logger, silentLogger } from './logger.js';
 export { ServerMetrics } from './metrics.js';

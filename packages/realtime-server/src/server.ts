@@ -6,6 +6,8 @@ import { type ClusterAdapter, createSocketIdGenerator } from '@herald/protocol-c
 import type { RealtimeApp, ResolvedApp } from './app.js';
 import { ApplicationEventEmitter } from './application-events.js';
 import { SingleNode } from './cluster/single-node.js';
+import { createMemoryHistory } from './history/memory-history.js';
+import type { ChannelHistory } from './history/types.js';
 import type { FastHttpHandler, FetchHandler } from './http-bridge.js';
 import { type Logger, silentLogger } from './logger.js';
 import { ServerMetrics } from './metrics.js';
@@ -81,6 +83,13 @@ export interface RealtimeServerOptions {
    * serving. Apps pass a handler that also re-reads their config.
    */
   readonly onRestart?: () => void;
+  /**
+   * Where channel serials are assigned and recent events kept, for apps with `history.enabled`. Default: in this
+   * process (`createMemoryHistory`), which is right for a server alone; a cluster passes a store every node shares.
+   */
+  readonly history?: ChannelHistory;
+  /** The default in-memory history's byte cap per app (frames of all its channels). Default 32 MiB. */
+  readonly historyBytesPerApp?: number;
   readonly logger?: Logger;
 }
 
@@ -197,6 +206,7 @@ export function createRealtimeServer(options: RealtimeServerOptions): RealtimeSe
     events: new ApplicationEventEmitter(),
     metrics,
     cluster,
+    history: options.history ?? createMemoryHistory({ maxBytesPerApp: options.historyBytesPerApp }),
     apps,
     socketsById: new Map(),
     confirming: new WeakMap(),
@@ -243,6 +253,7 @@ export function createRealtimeServer(options: RealtimeServerOptions): RealtimeSe
     async close() {
       ctx.closing = true;
       sweep.stop();
+      ctx.history.close();
       if (listening) transport.stopListening();
       listening = false;
       dropConnections(ctx, 'Server is shutting down');

@@ -142,3 +142,23 @@ describe('selectTransport and the uWebSockets.js loader', () => {
     expect(load.attempts[0]?.reason).toContain('has no build for Node ABI');
   });
 });
+
+describe('frames on the wire', () => {
+  it('are text frames, a topic publish too (a browser hands pusher-js a binary frame as a Blob it cannot parse)', async () => {
+    const started = await startServer();
+    try {
+      const { client } = await RawClient.established(started.url());
+      await client.subscribe('news');
+      const binary: boolean[] = [];
+      client.ws.on('message', (_raw, isBinary) => binary.push(isBinary));
+      started.server.publish('app-1', { channels: ['news'], event: 'tick', data: '{}' });
+      await client.next('tick');
+      await client.roundTrip();
+      // The event and the pong: both text.
+      expect(binary).toEqual([false, false]);
+      client.close();
+    } finally {
+      await started.stop();
+    }
+  });
+});

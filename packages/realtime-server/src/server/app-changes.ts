@@ -72,6 +72,7 @@ export function removeApp(ctx: ServerContext, appId: string): boolean {
   // Each socket still holds the state, so its close handler cleans up channels and cluster counts as usual.
   closeAppSockets(app, ErrorCode.AppNotFound, 'Application was removed');
   app.cache.clear();
+  ctx.history.forget(appId);
   ctx.logger.info('app removed', { scope: 'socket.server.apps', appId });
   return true;
 }
@@ -94,6 +95,8 @@ function applyApp(ctx: ServerContext, config: ResolvedApp): AppChange {
     existing.limiter = new SocketRateLimiter(config.connectionLimits, config.id);
   }
   existing.config = config;
+  // History turned off: what it held is dropped, so turning it on again starts a new epoch.
+  if (before.history && !config.history) ctx.history.forget(config.id);
   if (before.enabled && !config.enabled) {
     closeAppSockets(existing, ErrorCode.AppDisabled, 'Application is disabled');
     ctx.logger.info('app disabled', { scope: 'socket.server.apps', appId: config.id });

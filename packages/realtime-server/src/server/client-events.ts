@@ -2,7 +2,8 @@
 // other subscriber of the channel.
 
 import { type ClientFrame, describeChannel, ErrorCode, encodeChannelEvent } from '@herald/protocol-core';
-import { publishFrom } from './fan-out.js';
+import { fanOut, publishFrom } from './fan-out.js';
+import { appendToHistory } from './history-append.js';
 import { sendError } from './send.js';
 import type { AppState, ServerContext, Socket } from './state.js';
 
@@ -26,13 +27,29 @@ export function clientEvent(ctx: ServerContext, ws: Socket, app: AppState, frame
   }
   const traits = describeChannel(channel);
   const userId = data.presence?.get(channel);
-  const encoded = encodeChannelEvent({
-    event,
-    channel,
-    data: frame.data,
-    userId: traits.presence ? userId : undefined,
-  });
-  const recipients = publishFrom(ctx, ws, app, channel, encoded, data.socketId);
+  const message = { event, channel, data: frame.data, userId: traits.presence ? userId : undefined };
+  if (app.config.history === undefined) {
+    relay(ctx, ws, app, frame, encodeChannelEvent(message));
+  } else {
+    appendToHistory(ctx, app, message, (encoded) => relay(ctx, ws, app, frame, encoded));
+  }
+}
+
+/** Sends a client event's frame to the channel's other subscribers and tells the application event listeners. */
+function relay(
+  ctx: ServerContext,
+  ws: Socket,
+  app: AppState,
+  frame: ClientEventFrame,
+  encoded: string,
+): void {
+  const data = ws.getUserData();
+  const { channel, event } = frame;
+  const userId = data.presence?.get(channel);
+  // A socket that closed while a shared history assigned the serial is skipped by id instead.
+  const recipients = data.open
+    ? publishFrom(ctx, ws, app, channel, encoded, data.socketId)
+    : fanOut(ctx, app, channel, encoded, data.socketId);
   const events = ctx.events;
   if (events.has('messageSent')) {
     events.emit('messageSent', { appId: app.config.id, channel, event, recipients }, ctx.reportListenerError);

@@ -4,6 +4,7 @@
 
 import { describeChannel, encodeChannelEvent } from '@herald/protocol-core';
 import { cacheEvent } from './cache-channels.js';
+import { appendToHistory } from './history-append.js';
 import { topicOf } from './send.js';
 import type { AppState, ServerContext, Socket } from './state.js';
 
@@ -21,18 +22,34 @@ export interface PublishRequest {
 export function publish(ctx: ServerContext, appId: string, request: PublishRequest): void {
   const app = ctx.apps.byId.get(appId);
   if (!app) return;
-  const events = ctx.events;
   for (const channel of request.channels) {
-    const frame = encodeChannelEvent({ event: request.event, channel, data: request.data });
-    if (describeChannel(channel).cache) cacheEvent(ctx, app, channel, frame, request);
-    const recipients = fanOut(ctx, app, channel, frame, request.excludeSocketId);
-    if (events.has('messageSent')) {
-      events.emit(
-        'messageSent',
-        { appId, channel, event: request.event, recipients },
-        ctx.reportListenerError,
+    if (app.config.history === undefined) {
+      const frame = encodeChannelEvent({ event: request.event, channel, data: request.data });
+      deliverPublished(ctx, app, channel, frame, request);
+    } else {
+      appendToHistory(ctx, app, { event: request.event, channel, data: request.data }, (frame) =>
+        deliverPublished(ctx, app, channel, frame, request),
       );
     }
+  }
+}
+
+function deliverPublished(
+  ctx: ServerContext,
+  app: AppState,
+  channel: string,
+  frame: string,
+  request: PublishRequest,
+): void {
+  if (describeChannel(channel).cache) cacheEvent(ctx, app, channel, frame, request);
+  const recipients = fanOut(ctx, app, channel, frame, request.excludeSocketId);
+  const events = ctx.events;
+  if (events.has('messageSent')) {
+    events.emit(
+      'messageSent',
+      { appId: app.config.id, channel, event: request.event, recipients },
+      ctx.reportListenerError,
+    );
   }
 }
 

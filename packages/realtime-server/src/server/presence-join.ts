@@ -4,22 +4,28 @@
 import {
   type ClientFrame,
   type ClusterPresenceJoin,
-  describeChannel,
   encodeMemberAdded,
-  encodeSubscriptionSucceeded,
+  type HistoryPosition,
   type PresenceRoster,
   parseChannelData,
   type SubscriptionErrorData,
 } from '@herald/protocol-core';
 import { isPending } from '../cluster/pending.js';
-import { replayCache } from './cache-channels.js';
 import { awaitConfirmation, takeConfirmation } from './confirmations.js';
 import { publishFrom } from './fan-out.js';
 import { clusterFailed, guard } from './guard.js';
-import { send } from './send.js';
+import { confirmSubscription } from './replay.js';
 import type { AppState, ServerContext, Socket } from './state.js';
 import { refuseSubscription } from './subscription-refusal.js';
 import { leave } from './unsubscribe.js';
+
+/** One socket's join of a presence channel: the channel, this node's roster, the member, a replay position. */
+export interface PresenceJoin {
+  readonly channel: string;
+  readonly roster: PresenceRoster;
+  readonly member: Member;
+  readonly after: HistoryPosition | undefined;
+}
 
 /** A presence channel member: the user id and the info other members see. */
 export interface Member {
@@ -75,11 +81,10 @@ export function joinPresence(
   ctx: ServerContext,
   ws: Socket,
   app: AppState,
-  channel: string,
-  roster: PresenceRoster,
-  member: Member,
+  join: PresenceJoin,
   routed: void | Promise<void>,
 ): boolean {
+  const { channel, roster, member } = join;
   const data = ws.getUserData();
   if (!data.presence) data.presence = new Map();
   data.presence.set(channel, member.userId);
@@ -93,13 +98,12 @@ export function joinPresence(
   });
   const newLocally = change.type === 'member_added';
   if (!isPending(joined)) {
-    if (!routed) return confirmJoin(ctx, ws, app, channel, member, joined);
+    if (!routed) return confirmJoin(ctx, ws, app, join, joined);
     awaitJoin(
       ctx,
       ws,
       app,
-      channel,
-      member,
+      join,
       newLocally,
       routed.then(() => joined),
     );
@@ -108,7 +112,7 @@ export function joinPresence(
   // Handled from the start: a join that fails before the routing settles must not count as unhandled (which
   // would end the process). The routing promise never rejects, so a failed join still reaches the fallback.
   joined.catch(() => {});
-  awaitJoin(ctx, ws, app, channel, member, newLocally, routed ? routed.then(() => joined) : joined);
+  awaitJoin(ctx, ws, app, join, newLocally, routed ? routed.then(() => joined) : joined);
   return false;
 }
 
@@ -117,16 +121,17 @@ function confirmJoin(
   ctx: ServerContext,
   ws: Socket,
   app: AppState,
-  channel: string,
-  member: Member,
+  join: PresenceJoin,
   result: ClusterPresenceJoin,
 ): boolean {
+  const { channel, member } = join;
   if (!result.accepted) {
     leave(ctx, ws, app, channel, 'refused');
     refuseSubscription(ctx, ws, app, channel, channelFull(app, channel));
     return false;
   }
-  send(ws, app, encodeSubscriptionSucceeded(channel, result.snapshot));
+  // The member list is the current one, never replayed; only the channel's events are.
+  confirmSubscription(ctx, ws, app, channel, result.snapshot, join.after);
   if (result.added) announceMember(ctx, ws, app, channel, member);
   return true;
 }
@@ -136,26 +141,24 @@ function awaitJoin(
   ctx: ServerContext,
   ws: Socket,
   app: AppState,
-  channel: string,
-  member: Member,
+  join: PresenceJoin,
   newLocally: boolean,
   joined: Promise<ClusterPresenceJoin>,
 ): void {
+  const { channel, member } = join;
   const data = ws.getUserData();
   const ticket = awaitConfirmation(ctx, data, channel);
   joined.then(
     guard(ctx.logger, 'presence join', (result: ClusterPresenceJoin) => {
       if (!data.open || !takeConfirmation(ctx, data, channel, ticket)) return;
-      if (confirmJoin(ctx, ws, app, channel, member, result) && describeChannel(channel).cache) {
-        replayCache(ctx, ws, app, channel);
-      }
+      confirmJoin(ctx, ws, app, join, result);
     }),
     (error: unknown) => {
       // Redis is away: answer from this node's roster; the adapter rebuilds the cluster share on reconnect.
       clusterFailed(ctx.logger, 'presence join')(error);
       if (!data.open || !takeConfirmation(ctx, data, channel, ticket)) return;
       const roster = app.channels.get(channel)?.roster;
-      send(ws, app, encodeSubscriptionSucceeded(channel, roster?.snapshot()));
+      confirmSubscription(ctx, ws, app, channel, roster?.snapshot(), join.after);
       if (newLocally) announceMember(ctx, ws, app, channel, member);
     },
   );

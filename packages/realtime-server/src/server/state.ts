@@ -7,6 +7,7 @@
 import type { ClusterAdapter, PresenceRoster } from '@herald/protocol-core';
 import type { AppFallbacks, ResolvedApp } from '../app.js';
 import type { ApplicationEventEmitter } from '../application-events.js';
+import type { ChannelHistory } from '../history/types.js';
 import type { Logger } from '../logger.js';
 import type { ServerMetrics } from '../metrics.js';
 import type { SocketRateLimiter } from '../rate-limits.js';
@@ -110,6 +111,8 @@ export interface ServerContext {
   readonly metrics: ServerMetrics;
   /** The cluster adapter: the app's (e.g. Redis), or a cluster of one (`SingleNode`) when this node serves alone. */
   readonly cluster: ClusterAdapter;
+  /** Serials and recent frames of the channels of apps with history on (in memory when this node serves alone). */
+  readonly history: ChannelHistory;
   readonly apps: AppRegistry;
   /** Established sockets by socket id (a publish may exclude one). */
   readonly socketsById: Map<string, Socket>;

@@ -13,10 +13,10 @@ import {
   validateChannelName,
   verifyChannelAuth,
 } from '@herald/protocol-core';
-import { replayCache } from './cache-channels.js';
 import { awaitConfirmation, isAwaitingConfirmation, takeConfirmation } from './confirmations.js';
 import { clusterFailed, guard } from './guard.js';
 import { joinPresence, type Member, presenceMember } from './presence-join.js';
+import { confirmSubscription } from './replay.js';
 import { send, topicOf } from './send.js';
 import type { AppState, ChannelState, ServerContext, Socket } from './state.js';
 import { countChanged } from './subscription-counts.js';
@@ -89,22 +89,19 @@ export function subscribe(
   if (app.config.subscriptionCount) countChanged(ctx, app, channel, traits);
   if (member && state.roster) {
     // A join the adapter answers later is confirmed then, with the cache replayed then.
-    if (!joinPresence(ctx, ws, app, channel, state.roster, member, routed)) return;
+    joinPresence(ctx, ws, app, { channel, roster: state.roster, member, after: frame.after }, routed);
   } else if (routed) {
     const ticket = awaitConfirmation(ctx, data, channel);
     routed.then(
       guard(ctx.logger, 'channel routing', () => {
         if (!data.open || !takeConfirmation(ctx, data, channel, ticket)) return;
-        send(ws, app, encodeSubscriptionSucceeded(channel));
-        if (traits.cache) replayCache(ctx, ws, app, channel);
+        confirmSubscription(ctx, ws, app, channel, undefined, frame.after);
       }),
       clusterFailed(ctx.logger, 'channel routing'),
     );
-    return;
   } else {
-    send(ws, app, encodeSubscriptionSucceeded(channel));
+    confirmSubscription(ctx, ws, app, channel, undefined, frame.after);
   }
-  if (traits.cache) replayCache(ctx, ws, app, channel);
 }
 
 /** The channel's state on this node, created (and announced as created here) with its first subscriber here. */

@@ -19,6 +19,8 @@ import {
   type TransportSocket,
 } from './types.js';
 
+const TEXT_FRAME = { binary: false } as const;
+
 // ws's readyState for an open socket (WebSocket.OPEN), without importing its value on every send.
 const OPEN = 1;
 
@@ -42,7 +44,9 @@ class PortableSocket<Data> implements TransportSocket<Data> {
     if (this.closed || ws.readyState !== OPEN) return SendStatus.Dropped;
     // Like uWS's maxBackpressure: a receiver that does not read loses frames rather than holding memory.
     if (ws.bufferedAmount > this.hub.maxBackpressure) return SendStatus.Dropped;
-    ws.send(message);
+    // Every Pusher frame is text: a Buffer (a topic publish encodes once) must not go out as a binary frame, which
+    // a browser hands pusher-js as a Blob it cannot parse.
+    ws.send(message, TEXT_FRAME);
     return ws.bufferedAmount > 0 ? SendStatus.Buffered : SendStatus.Sent;
   }
 
