@@ -124,6 +124,44 @@ describe('three nodes joined by a cluster adapter', () => {
     expect((await target.closed).code).toBe(4009);
   });
 
+  it("tells a watcher once that a user is online when the user's sign-in elsewhere reaches this node after the watchlist's answer", async () => {
+    hub = createMemoryCluster();
+    // Node a receives 'user' messages late, held here, as a slow Redis delivers them: the cluster's state already
+    // says who is online when a watcher signs in, but the message saying so arrives after.
+    const adapter = hub.node('a');
+    const held: Array<() => void> = [];
+    const start = adapter.start.bind(adapter);
+    adapter.start = (listener) =>
+      start({
+        ...listener,
+        userChanged: (appId, userId, online) => {
+          held.push(() => listener.userChanged?.(appId, userId, online));
+        },
+      });
+    nodes = [await startServer({ cluster: adapter }), await startServer({ cluster: hub.node('b') })];
+    const watchlistEvents = (socket: RawClient) =>
+      socket.frames
+        .filter((frame) => frame.event === 'pusher_internal:watchlist_events')
+        .flatMap((frame) => (frame.data as { events: unknown[] }).events);
+    const early = await client(1);
+    await early.signin({ id: 'early' });
+    await until(() => held.length === 1, "early's sign-in held on its way to node a");
+    const watcher = await client(0);
+    await watcher.signin({ id: 'watcher', watchlist: ['early', 'late'] });
+    await until(() => watchlistEvents(watcher).length === 1, 'the answer to the watchlist');
+    for (const release of held.splice(0)) release();
+    // The marker: a later sign-in on node b, whose message node a handles after the released one.
+    const late = await client(1);
+    await late.signin({ id: 'late' });
+    await until(() => held.length === 1, "late's sign-in held on its way to node a");
+    for (const release of held.splice(0)) release();
+    await until(() => watchlistEvents(watcher).length >= 2, "late's online");
+    expect(watchlistEvents(watcher)).toEqual([
+      { name: 'online', user_ids: ['early'] },
+      { name: 'online', user_ids: ['late'] },
+    ]);
+  });
+
   it('confirms every socket of a user that signs in while the node is still routing the user here', async () => {
     hub = createMemoryCluster();
     // Interest routing as the Redis adapter answers it: the first socket's sign-in gets a promise that settles

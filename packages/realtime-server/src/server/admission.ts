@@ -28,6 +28,7 @@ export function socketData(ctx: ServerContext, request: UpgradeRequest, socketId
     presence: undefined,
     userId: undefined,
     watchlist: undefined,
+    watchedOnline: undefined,
     open: true,
     established: false,
     admitted: false,

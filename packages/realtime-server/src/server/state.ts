@@ -84,6 +84,11 @@ export interface SocketData {
   userId: string | undefined;
   /** The signed-in user's watchlist, when it has one. */
   watchlist: readonly string[] | undefined;
+  /**
+   * What this socket was last told (or learned first) of each watched user: true online, false offline. Events
+   * that would repeat it are not sent, and an answer of the cluster that is older than a change is not sent either.
+   */
+  watchedOnline: Map<string, boolean> | undefined;
   open: boolean;
   /** Set once `connection_established` was sent; frames before it are ignored. */
   established: boolean;

@@ -21,26 +21,43 @@ export function userSignedIn(
   return ctx.cluster.setLocalUser(app.config.id, userId, online);
 }
 
-/** Tells this node's sockets watching a user that the user went online or offline. */
+/**
+ * Tells this node's sockets watching a user that the user went online or offline, each socket once per change: in a
+ * cluster the change can reach this node after a watching socket already learned it from the cluster's answer to
+ * its watchlist (the user signed in on another node just before).
+ */
 export function tellWatchers(app: AppState, userId: string, online: boolean): void {
   const watching = app.watchers.get(userId);
   if (!watching) return;
-  const frame = encodeWatchlistEvents([{ name: online ? 'online' : 'offline', user_ids: [userId] }]);
-  for (const ws of watching) send(ws, app, frame);
+  let frame: string | undefined;
+  for (const ws of watching) {
+    const known = ws.getUserData().watchedOnline;
+    // Unknown counts as offline: a socket is never told a user went offline before it was told they were online.
+    const was = known?.get(userId) ?? false;
+    known?.set(userId, online);
+    if (was === online) continue;
+    frame ??= encodeWatchlistEvents([{ name: online ? 'online' : 'offline', user_ids: [userId] }]);
+    send(ws, app, frame);
+  }
 }
 
 /** Registers a signed-in socket's watchlist and tells it which watched users are online now. */
 export function watch(ctx: ServerContext, ws: Socket, app: AppState, watchlist: readonly string[]): void {
   const data = ws.getUserData();
   data.watchlist = watchlist;
+  const known = new Map<string, boolean>();
+  data.watchedOnline = known;
   for (const userId of watchlist) {
     const watching = app.watchers.get(userId) ?? new Set<Socket>();
     watching.add(ws);
     app.watchers.set(userId, watching);
   }
-  const tell = (online: readonly string[]) => {
-    if (!data.open || data.watchlist !== watchlist || online.length === 0) return;
-    send(ws, app, encodeWatchlistEvents([{ name: 'online', user_ids: online }]));
+  const tell = (answer: readonly string[]) => {
+    if (!data.open || data.watchlist !== watchlist) return;
+    // A user whose change reached this socket while the cluster answered is already told, and more recently.
+    const online = answer.filter((userId) => !known.has(userId));
+    for (const userId of online) known.set(userId, true);
+    if (online.length > 0) send(ws, app, encodeWatchlistEvents([{ name: 'online', user_ids: online }]));
   };
   const online = ctx.cluster.onlineUsers(app.config.id, watchlist);
   if (!isPending(online)) {
@@ -64,4 +81,5 @@ export function unwatch(ws: Socket, app: AppState): void {
     if (watching.size === 0) app.watchers.delete(userId);
   }
   data.watchlist = undefined;
+  data.watchedOnline = undefined;
 }
