@@ -1,6 +1,7 @@
 import type { PreviousSecret } from '@herald/protocol-core';
 import type { StoredApp } from './columns.js';
 import type { Logger } from './logger.js';
+import type { Row } from './row.js';
 
 /** A row whose `previous_secrets` holds entries past their time: what it holds, and what is still valid. */
 export interface ExpiredSecrets {
@@ -10,10 +11,7 @@ export interface ExpiredSecrets {
 }
 
 /** The expired entries of a row just read, when it has any (`app` is the row as parsed: valid entries only). */
-export function expiredSecretsOf(
-  row: Readonly<Record<string, unknown>>,
-  app: StoredApp,
-): ExpiredSecrets | undefined {
+export function expiredSecretsOf(row: Readonly<Row>, app: StoredApp): ExpiredSecrets | undefined {
   const stored = row.previous_secrets;
   const kept = app.previous_secrets ?? [];
   return Array.isArray(stored) && stored.length !== kept.length ? { id: app.id, stored, kept } : undefined;
