@@ -40,6 +40,16 @@ function fellBackToPortable(config: RealtimeConfig, transportReason: string): bo
   return config.transport !== 'portable' && transportReason.startsWith('portable');
 }
 
+/** Where /metrics is served and who may read it (never the token itself). */
+export function metricsLine(config: RealtimeConfig, metricsPort: number | undefined, port: number): string {
+  const guard = config.metrics.auth_token === undefined ? 'no token' : 'bearer token required';
+  if (metricsPort !== undefined) return `Metrics: http://${config.metrics.host}:${metricsPort}/metrics (${guard})`;
+  const path = config.servers[config.default]?.path ?? '';
+  return config.metrics.auth_token === undefined
+    ? `Metrics: ${path}/metrics on port ${port}, open to anyone who reaches it (set metrics.auth_token or metrics.port to restrict it)`
+    : `Metrics: ${path}/metrics on port ${port} (${guard})`;
+}
+
 /** Prints the start-up banner: address, config source, transport, workers, then every app served. */
 export function printBanner(
   config: RealtimeConfig,
@@ -49,6 +59,8 @@ export function printBanner(
     readonly apps: readonly ServedApp[];
     /** With `--workers N`: how many processes share the port, and how. */
     readonly workers?: string;
+    /** The metrics port, when `/metrics` has one of its own. */
+    readonly metricsPort?: number | undefined;
   },
   source: string,
 ): void {
@@ -65,6 +77,7 @@ export function printBanner(
     ...(fellBackToPortable(config, running.transportReason) ? [TRANSPORT_HINT] : []),
     ...(running.workers ? [`Workers: ${running.workers}`] : []),
     ...(store ? [store] : []),
+    metricsLine(config, running.metricsPort, running.port),
     '',
     ...appSummary(running.apps, config, running.port),
   ];

@@ -34,6 +34,8 @@ Commands:
     rotate-secret <id> [--grace <seconds>] [--secret <secret>]
                                   New secret; the old one stays valid for the grace period
                                   (default app_store.rotate_grace_seconds, 300)
+    rekey                         Re-encrypt every app secret from REALTIME_APP_STORE_KEY (or from
+                                  plaintext) to REALTIME_APP_STORE_NEW_KEY, in one transaction
     --config <file>               Config file (to find the app store)
   transport         Check which native uWebSockets.js build loads on this machine, why the others do not,
                     and what to install or run for native speed
@@ -48,7 +50,12 @@ function fail(lines: readonly string[], source: string): never {
 }
 
 function bannerOf(running: Awaited<ReturnType<typeof startRealtime>>) {
-  return { port: running.port, transportReason: running.server.transport.reason, apps: running.apps() };
+  return {
+    port: running.port,
+    transportReason: running.server.transport.reason,
+    apps: running.apps(),
+    metricsPort: running.metricsPort,
+  };
 }
 
 async function server(argv: string[]): Promise<void> {
@@ -176,6 +183,7 @@ async function server(argv: string[]): Promise<void> {
 
   try {
     running = await startRealtime(config, root, {
+      storeKey: loaded.storeKeys.key,
       onRestart: () => void restart(),
       beforeListen: collectStartupGarbage,
       onAppsChanged: (_apps, changes) => {
@@ -193,7 +201,12 @@ async function server(argv: string[]): Promise<void> {
   }
   if (role) {
     // The parent prints the banner and registers for `realtime restart_server` (it passes SIGHUP on).
-    reportReady({ port: running.port, transport: running.server.transport.reason, apps: running.apps() });
+    reportReady({
+      port: running.port,
+      transport: running.server.transport.reason,
+      apps: running.apps(),
+      metricsPort: running.metricsPort,
+    });
   } else {
     unregister = registerServer({ pid: process.pid, port: running.port, cwd: process.cwd() });
     printBanner(config, bannerOf(running), loaded.source);
