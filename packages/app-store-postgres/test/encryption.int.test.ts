@@ -55,6 +55,18 @@ describe('PostgreSQL app store with secrets encrypted at rest', () => {
       previous_secrets: [{ secret: 'shop-secret-2' }],
     });
     expect((await store.load())[0]?.secret).toBe(rotated.secret);
+
+    // A watching store drops an expired previous secret from the row: the one it keeps stays sealed.
+    await store.rotateSecret('shop', { graceSeconds: 1, secret: 'shop-secret-4' });
+    await store.rotateSecret('shop', { graceSeconds: 300, secret: 'shop-secret-5' });
+    store.watch(() => {});
+    await until(async () => (await storedSecrets(schema)).length === 3, { what: 'the expired entry to go' });
+    const kept = await storedSecrets(schema);
+    expect(kept.every(isSealed)).toBe(true);
+    expect(await store.get('shop')).toMatchObject({
+      secret: 'shop-secret-5',
+      previous_secrets: [{ secret: 'shop-secret-2' }, { secret: 'shop-secret-4' }],
+    });
   });
 
   it('seals plaintext rows on the first load with a key, once, when two nodes start at once', async () => {
@@ -74,6 +86,22 @@ describe('PostgreSQL app store with secrets encrypted at rest', () => {
     const stored = await storedSecrets(schema);
     expect(stored.every(isSealed)).toBe(true);
     expect((await open(keyA).load())[1]?.previous_secrets?.[0]?.secret).toBe('b-secret');
+  });
+
+  it('encrypts a plaintext store with rekey from no key, and seals a row another tool writes in plaintext', async () => {
+    const plain = open();
+    await plain.add({ id: 'a', key: 'a-key', secret: 'a-secret' });
+    expect(await plain.rekey(keyA)).toBe(1);
+    expect((await storedSecrets(schema)).every(isSealed)).toBe(true);
+
+    const watching = open(keyA);
+    const lists: string[][] = [];
+    watching.watch((apps) => lists.push(apps.map((app) => app.id)));
+    await until(() => lists.length > 0);
+    await sql(`INSERT INTO "${schema}".herald_apps (id, key, secret) VALUES ('b', 'b-key', 'b-secret')`);
+    await until(async () => (await storedSecrets(schema)).every(isSealed), { what: 'the psql row to be sealed' });
+    await until(() => lists.at(-1)?.includes('b') === true);
+    expect(watching.current().find((app) => app.id === 'b')?.secret).toBe('b-secret');
   });
 
   it('refuses to load sealed rows without a key, or with another key', async () => {
