@@ -43,7 +43,8 @@ function fellBackToPortable(config: RealtimeConfig, transportReason: string): bo
 /** Where /metrics is served and who may read it (never the token itself). */
 export function metricsLine(config: RealtimeConfig, metricsPort: number | undefined, port: number): string {
   const guard = config.metrics.auth_token === undefined ? 'no token' : 'bearer token required';
-  if (metricsPort !== undefined) return `Metrics: http://${config.metrics.host}:${metricsPort}/metrics (${guard})`;
+  if (metricsPort !== undefined)
+    return `Metrics: http://${config.metrics.host}:${metricsPort}/metrics (${guard})`;
   const path = config.servers[config.default]?.path ?? '';
   return config.metrics.auth_token === undefined
     ? `Metrics: ${path}/metrics on port ${port}, open to anyone who reaches it (set metrics.auth_token or metrics.port to restrict it)`

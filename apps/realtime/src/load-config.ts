@@ -171,7 +171,8 @@ function applyOverrides(raw: Json, env: z.output<typeof envSchema>, cli: CliOver
   ];
   for (const [path, value] of storeOverrides)
     if (value !== undefined) set(raw, ['app_store', ...path], value);
-  if (env.REALTIME_METRICS_TOKEN !== undefined) set(raw, ['metrics', 'auth_token'], env.REALTIME_METRICS_TOKEN);
+  if (env.REALTIME_METRICS_TOKEN !== undefined)
+    set(raw, ['metrics', 'auth_token'], env.REALTIME_METRICS_TOKEN);
   if (env.REALTIME_METRICS_PORT !== undefined) set(raw, ['metrics', 'port'], env.REALTIME_METRICS_PORT);
   const debug = cli.debug ?? env.REALTIME_DEBUG;
   if (debug !== undefined) set(raw, ['logging', 'debug_enabled'], debug);

@@ -31,15 +31,22 @@ export async function startMetricsServer(options: {
   const server: Server = createServer((request, response) => {
     const path = (request.url ?? '/').split('?')[0];
     if (path !== '/metrics') {
-      response.writeHead(404, JSON_TYPE).end(JSON.stringify({ error: `Not found: ${request.method} ${path}` }));
+      response
+        .writeHead(404, JSON_TYPE)
+        .end(JSON.stringify({ error: `Not found: ${request.method} ${path}` }));
       return;
     }
     if (request.method !== 'GET' && request.method !== 'HEAD') {
-      response.writeHead(405, { ...JSON_TYPE, Allow: 'GET, HEAD' }).end(JSON.stringify({ error: 'Method not allowed' }));
+      response
+        .writeHead(405, { ...JSON_TYPE, Allow: 'GET, HEAD' })
+        .end(JSON.stringify({ error: 'Method not allowed' }));
       return;
     }
     scrape(request.headers.authorization).then(
-      (answer) => response.writeHead(answer.status, answer.headers).end(request.method === 'HEAD' ? undefined : answer.body),
+      (answer) =>
+        response
+          .writeHead(answer.status, answer.headers)
+          .end(request.method === 'HEAD' ? undefined : answer.body),
       (error: unknown) => {
         logger.error('metrics scrape failed', { error });
         response.writeHead(500, JSON_TYPE).end(JSON.stringify({ error: 'Internal server error' }));

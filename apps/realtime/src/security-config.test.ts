@@ -33,7 +33,9 @@ describe('REALTIME_APP_STORE_KEY and REALTIME_APP_STORE_NEW_KEY', () => {
     expect(loaded.ok).toBe(false);
     if (loaded.ok) return;
     expect(loaded.problems).toEqual([
-      expect.stringMatching(/^REALTIME_APP_STORE_KEY: must be 32 bytes written as 64 hex characters or as base64/),
+      expect.stringMatching(
+        /^REALTIME_APP_STORE_KEY: must be 32 bytes written as 64 hex characters or as base64/,
+      ),
       expect.stringMatching(/^REALTIME_APP_STORE_NEW_KEY: must be 32 bytes/),
     ]);
     expect(loaded.problems.join('\n')).not.toContain(short);
@@ -66,7 +68,10 @@ describe('metrics', () => {
 
   it('takes REALTIME_METRICS_TOKEN and REALTIME_METRICS_PORT over the file, checked as metrics.*', async () => {
     const loaded = await load({ REALTIME_METRICS_TOKEN: 't'.repeat(32), REALTIME_METRICS_PORT: '9464' });
-    expect(loaded).toMatchObject({ ok: true, config: { metrics: { auth_token: 't'.repeat(32), port: 9464 } } });
+    expect(loaded).toMatchObject({
+      ok: true,
+      config: { metrics: { auth_token: 't'.repeat(32), port: 9464 } },
+    });
     expect(await load({ REALTIME_METRICS_TOKEN: 'short' })).toMatchObject({
       ok: false,
       problems: [expect.stringMatching(/^metrics\.auth_token: must be at least 16 characters/)],

@@ -10,9 +10,9 @@ import { openAppSource, type ServedApp } from './app-source.js';
 import { watchAppStore } from './app-watch.js';
 import type { RealtimeConfig, ServerConfig } from './config-schema.js';
 import { scoped } from './logger.js';
+import { startMetricsServer } from './metrics-server.js';
 import { clusterAdapter, loadScalingRedis, redisWebhookQueue, sharedRateLimits } from './redis-parts.js';
 import { reloadRealtime } from './reload.js';
-import { startMetricsServer } from './metrics-server.js';
 import { backendOf, createRestApi, type RestApi } from './rest-api.js';
 import { createServedApps } from './served-apps.js';
 import { serverOptions } from './server-options.js';
@@ -129,7 +129,9 @@ export async function startRealtime(
       const kept = { ...next, metrics: { ...access, port: config.metrics.port, host: config.metrics.host } };
       metricsServer?.update(kept.metrics);
       const pending = reloadRealtime(config, kept, { server, apps, api, webhooks });
-      return moved ? [...pending, 'metrics.port or metrics.host changed: it applies at the next process start'] : pending;
+      return moved
+        ? [...pending, 'metrics.port or metrics.host changed: it applies at the next process start']
+        : pending;
     },
     async shutdown() {
       await teardown.shutdown(settings.shutdown_grace_period * 1000);

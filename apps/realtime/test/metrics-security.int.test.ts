@@ -62,7 +62,9 @@ describe('/metrics behind a bearer token on the main port', () => {
       .trigger('orders', 'placed', {})
       .catch((error: { status: number; body: string }) => error);
     expect(refused).toMatchObject({ status: 401 });
-    expect(JSON.parse((refused as { body: string }).body)).toEqual({ error: 'Unauthorized: invalid signature' });
+    expect(JSON.parse((refused as { body: string }).body)).toEqual({
+      error: 'Unauthorized: invalid signature',
+    });
     expect((await sdk(APP.secret).trigger('orders', 'placed', {})).status).toBe(200);
     const bearer = await fetch(`http://127.0.0.1:${running.port}/apps/shop/channels`, {
       headers: { authorization: 'Bearer shop-secret-d41d8cd98f00b20' },

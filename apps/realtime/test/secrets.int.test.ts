@@ -100,7 +100,9 @@ describe('app secrets encrypted at rest (REALTIME_APP_STORE_KEY, `realtime apps 
   it('refuses to start without the key, with another key, or with a key that is not 32 bytes, saying why', async () => {
     const [none, other, short] = await Promise.all([server(undefined), server(KEY_B), server('abc123')]);
     expect(none.code).toBe(1);
-    expect(none.stderr).toContain('the app store holds encrypted app secrets, and REALTIME_APP_STORE_KEY is not set');
+    expect(none.stderr).toContain(
+      'the app store holds encrypted app secrets, and REALTIME_APP_STORE_KEY is not set',
+    );
     expect(none.stderr).toContain('app "shop": secret is encrypted');
     expect(other.code).toBe(1);
     expect(other.stderr).toContain("REALTIME_APP_STORE_KEY does not decrypt the app store's secrets");
@@ -113,7 +115,10 @@ describe('app secrets encrypted at rest (REALTIME_APP_STORE_KEY, `realtime apps 
   it('rekey: every row moves to the new key; the old-key node keeps serving, a node on the new key serves REST and channel auth', async () => {
     const [oldNode] = nodes as [RunningBin];
     const before = await storedSecrets();
-    const rekeyed = await apps(['rekey'], { REALTIME_APP_STORE_KEY: KEY_A, REALTIME_APP_STORE_NEW_KEY: KEY_B });
+    const rekeyed = await apps(['rekey'], {
+      REALTIME_APP_STORE_KEY: KEY_A,
+      REALTIME_APP_STORE_NEW_KEY: KEY_B,
+    });
     expect(rekeyed.code, rekeyed.stderr).toBe(0);
     expect(rekeyed.stdout).toContain('Re-encrypted the secrets of 1 app with the new key');
     const after = await storedSecrets();
@@ -121,9 +126,12 @@ describe('app secrets encrypted at rest (REALTIME_APP_STORE_KEY, `realtime apps 
     expect(after.join('\n')).not.toContain(SECRET);
 
     // The node still on the old key hears the change, cannot decrypt the row, says so, and keeps the app it had.
-    await until(() => oldNode.stdout.includes('app row cannot be decrypted: serving the version already loaded'), {
-      what: 'the old-key node to log the row it cannot decrypt',
-    });
+    await until(
+      () => oldNode.stdout.includes('app row cannot be decrypted: serving the version already loaded'),
+      {
+        what: 'the old-key node to log the row it cannot decrypt',
+      },
+    );
     expect(await triggerStatus(oldNode.port)).toBe(200);
 
     const newNode = await startBin([], { cwd, env: { REALTIME_APP_STORE_KEY: KEY_B } });
@@ -135,6 +143,8 @@ describe('app secrets encrypted at rest (REALTIME_APP_STORE_KEY, `realtime apps 
     expect(listed.stdout).toMatch(/App secret:\s+\(hidden\)/);
     expect(`${listed.stdout}${newNode.stdout}${oldNode.stdout}`).not.toContain(SECRET);
     // The old key no longer opens the store.
-    expect((await server(KEY_A)).stderr).toContain("REALTIME_APP_STORE_KEY does not decrypt the app store's secrets");
+    expect((await server(KEY_A)).stderr).toContain(
+      "REALTIME_APP_STORE_KEY does not decrypt the app store's secrets",
+    );
   });
 });

@@ -1,10 +1,10 @@
 import type { AppFields, StoredApp } from './columns.js';
 import { createConnection } from './connection.js';
 import { AppStorePostgresError } from './errors.js';
+import { rekeyRows, sealPlaintextRows } from './key-rotation.js';
 import { type Logger, silentLogger } from './logger.js';
 import type { AppStoreMetrics } from './metrics.js';
 import { type TableNames, tableNames } from './migration.js';
-import { rekeyRows, sealPlaintextRows } from './key-rotation.js';
 import { createQueries, type RotatedSecret } from './queries.js';
 import { createSecretCipher } from './secret-cipher.js';
 import { createWatcher, type Watcher } from './watcher.js';
@@ -155,7 +155,10 @@ export function createPostgresAppStore(options: PostgresAppStoreOptions): Postgr
       if (cipher) await sealPlaintextRows((work) => connection.transaction(work), names.qualified, cipher);
     },
     rekey: (newKey) =>
-      rekeyRows((work) => connection.transaction(work), names.qualified, { from: cipher, to: cipherOf(newKey) }),
+      rekeyRows((work) => connection.transaction(work), names.qualified, {
+        from: cipher,
+        to: cipherOf(newKey),
+      }),
     load: () => watcher.read(),
     watch: (listener) => watcher.watch(listener),
     current: () => watcher.current(),

@@ -175,7 +175,11 @@ export function createQueries(query: Query, table: string, cipher?: SecretCipher
       if (!checked.ok) throw invalid(checked.error);
       // The replaced secret moves to previous_secrets as stored: it must be sealed by this store's key too.
       if (!(await get(id))) throw notFound(id);
-      const rotated = await write(rotationSql(table), [id, sealSecret(secret, cipher), rotation.graceSeconds]);
+      const rotated = await write(rotationSql(table), [
+        id,
+        sealSecret(secret, cipher),
+        rotation.graceSeconds,
+      ]);
       if (!rotated) throw notFound(id);
       // The replaced secret is the entry appended last.
       const previousValidUntil =

@@ -12,7 +12,13 @@ describe('parseStoreKey', () => {
   });
 
   it('refuses anything else without repeating the value', () => {
-    for (const text of ['', 'secret', key.toString('hex').slice(2), randomBytes(16).toString('base64'), 'z'.repeat(64)]) {
+    for (const text of [
+      '',
+      'secret',
+      key.toString('hex').slice(2),
+      randomBytes(16).toString('base64'),
+      'z'.repeat(64),
+    ]) {
       const parsed = parseStoreKey(text);
       expect(parsed.ok).toBe(false);
       if (!parsed.ok && text !== '') expect(parsed.error).not.toContain(text);

@@ -50,7 +50,10 @@ export function parseStoreKey(text: string): Result<Uint8Array, string> {
   const trimmed = text.trim();
   if (HEX_KEY.test(trimmed)) return ok(Buffer.from(trimmed, 'hex'));
   if (BASE64_KEY.test(trimmed)) {
-    const bytes = Buffer.from(trimmed, trimmed.includes('-') || trimmed.includes('_') ? 'base64url' : 'base64');
+    const bytes = Buffer.from(
+      trimmed,
+      trimmed.includes('-') || trimmed.includes('_') ? 'base64url' : 'base64',
+    );
     if (bytes.length === KEY_BYTES) return ok(bytes);
   }
   return fail(
@@ -90,7 +93,10 @@ export function createSecretCipher(key: Uint8Array): SecretCipher {
       const decipher = createDecipheriv(ALGORITHM, secretKey, packed.subarray(0, IV_BYTES));
       decipher.setAuthTag(packed.subarray(IV_BYTES, IV_BYTES + TAG_BYTES));
       try {
-        const plain = Buffer.concat([decipher.update(packed.subarray(IV_BYTES + TAG_BYTES)), decipher.final()]);
+        const plain = Buffer.concat([
+          decipher.update(packed.subarray(IV_BYTES + TAG_BYTES)),
+          decipher.final(),
+        ]);
         return ok(plain.toString('utf8'));
       } catch {
         // GCM's tag did not verify: the value was altered, or sealed by another key with a colliding id.

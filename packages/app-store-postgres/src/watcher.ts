@@ -81,7 +81,9 @@ function parseRows(rows: readonly Row[], options: ParseRowsOptions): ReadRows {
       if (!known) throw new AppStorePostgresError(code, reason);
       const kept = known.get(opened.error.appId);
       logger.error(
-        kept ? 'app row cannot be decrypted: serving the version already loaded' : 'app row cannot be decrypted: not served',
+        kept
+          ? 'app row cannot be decrypted: serving the version already loaded'
+          : 'app row cannot be decrypted: not served',
         { scope: 'app_store', appId: opened.error.appId, column: opened.error.column, reason },
       );
       if (kept) apps.push(kept);

@@ -99,7 +99,9 @@ describe('PostgreSQL app store with secrets encrypted at rest', () => {
     watching.watch((apps) => lists.push(apps.map((app) => app.id)));
     await until(() => lists.length > 0);
     await sql(`INSERT INTO "${schema}".herald_apps (id, key, secret) VALUES ('b', 'b-key', 'b-secret')`);
-    await until(async () => (await storedSecrets(schema)).every(isSealed), { what: 'the psql row to be sealed' });
+    await until(async () => (await storedSecrets(schema)).every(isSealed), {
+      what: 'the psql row to be sealed',
+    });
     await until(() => lists.at(-1)?.includes('b') === true);
     expect(watching.current().find((app) => app.id === 'b')?.secret).toBe('b-secret');
   });

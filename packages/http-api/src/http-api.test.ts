@@ -97,7 +97,11 @@ describe('health and metrics', () => {
   it('asks for the metrics token when one is set: 401 JSON without it or with another, the text with it', async () => {
     const token = 'metrics-token-0123456789';
     const api = apiWith({ metrics: { token } });
-    for (const headers of [{}, { authorization: 'Bearer metrics-token-012345678' }, { authorization: token }]) {
+    for (const headers of [
+      {},
+      { authorization: 'Bearer metrics-token-012345678' },
+      { authorization: token },
+    ]) {
       const refused = await api.request('/metrics', { headers });
       expect(refused.status).toBe(401);
       expect(refused.headers.get('www-authenticate')).toBe('Bearer realm="metrics"');
@@ -352,8 +356,18 @@ describe('auth, apps and routes', () => {
     const path = signed('POST', '/apps/1/events', { body }).replace(md5Hex(body), md5Hex('{}'));
     const response = await post(apiWith(), path, body, {});
     expect(response.status).toBe(401);
-    const foreign = await post(apiWith(), signed('POST', '/apps/1/events', { body, secret: 'foreign' }), body, {});
-    const unsigned = await post(apiWith(), signed('POST', '/apps/1/events', { body }).replace(/&?body_md5=[0-9a-f]+/, ''), body, {});
+    const foreign = await post(
+      apiWith(),
+      signed('POST', '/apps/1/events', { body, secret: 'foreign' }),
+      body,
+      {},
+    );
+    const unsigned = await post(
+      apiWith(),
+      signed('POST', '/apps/1/events', { body }).replace(/&?body_md5=[0-9a-f]+/, ''),
+      body,
+      {},
+    );
     const answers = [await response.json(), await foreign.json(), await unsigned.json()];
     expect(answers).toEqual(Array(3).fill({ error: 'Unauthorized: invalid signature' }));
     for (const answer of answers) expect(JSON.stringify(answer)).not.toMatch(/md5|body|secret/i);

@@ -2,7 +2,7 @@ import type { Handler } from 'hono';
 import type { HttpApiEnv } from '../api-env.js';
 import type { RealtimeBackend } from '../backend.js';
 import { sendJson } from '../internal/respond.js';
-import { type MetricsAccess, createMetricsHandler } from '../metrics-access.js';
+import { createMetricsHandler, type MetricsAccess } from '../metrics-access.js';
 
 const HEALTHY = { health: 'OK' } as const;
 const READY = { ready: true } as const;
