@@ -41,7 +41,12 @@ describe('/metrics behind a bearer token on the main port', () => {
   afterAll(() => running.close());
 
   it('answers 401 JSON without the token or with another, and the Prometheus text with it', async () => {
-    for (const headers of [{}, { authorization: 'Bearer not-the-token-at-all' }, { authorization: TOKEN }]) {
+    const attempts: Record<string, string>[] = [
+      {},
+      { authorization: 'Bearer not-the-token-at-all' },
+      { authorization: TOKEN },
+    ];
+    for (const headers of attempts) {
       const refused = await scrape(running.port, headers);
       expect(refused.status).toBe(401);
       expect(refused.headers.get('content-type')).toContain('application/json');

@@ -97,11 +97,12 @@ describe('health and metrics', () => {
   it('asks for the metrics token when one is set: 401 JSON without it or with another, the text with it', async () => {
     const token = 'metrics-token-0123456789';
     const api = apiWith({ metrics: { token } });
-    for (const headers of [
+    const attempts: Record<string, string>[] = [
       {},
       { authorization: 'Bearer metrics-token-012345678' },
       { authorization: token },
-    ]) {
+    ];
+    for (const headers of attempts) {
       const refused = await api.request('/metrics', { headers });
       expect(refused.status).toBe(401);
       expect(refused.headers.get('www-authenticate')).toBe('Bearer realm="metrics"');
