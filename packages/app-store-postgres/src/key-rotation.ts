@@ -18,8 +18,12 @@ export function describeOpenProblem(
     case 'key_required':
       return `${where} is encrypted and no app store key was given`;
     case 'wrong_key': {
-      const sealedWith = [...new Set(row ? keyIdsOf(row) : [])].join(', ') || 'unknown';
-      return `${where} was encrypted with another key (key id ${sealedWith}) than the one given (key id ${cipher?.keyId ?? 'none'}), or was altered: its AES-GCM authentication tag does not verify`;
+      const sealedWith = [...new Set(row ? keyIdsOf(row) : [])];
+      const given = cipher?.keyId ?? 'none';
+      if (sealedWith.length === 1 && sealedWith[0] === given) {
+        return `${where} was altered or damaged: its AES-GCM authentication tag does not verify under the key given (key id ${given})`;
+      }
+      return `${where} was encrypted with another key (key id ${sealedWith.join(', ') || 'unknown'}) than the one given (key id ${given}): its AES-GCM authentication tag does not verify`;
     }
     case 'corrupt':
       return `${where} holds a value that starts like an encrypted secret but is not one`;

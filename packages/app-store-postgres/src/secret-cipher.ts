@@ -17,7 +17,7 @@ const BASE64_KEY = /^[A-Za-z0-9+/]{43}=?$|^[A-Za-z0-9_-]{43}=?$/;
 export type OpenProblem =
   /** The value is sealed and no key was given. */
   | 'key_required'
-  /** Sealed with another key (its key id differs), or the GCM tag does not verify under this key. */
+  /** The GCM tag does not verify under this key: sealed with another key (its key id says which), or altered. */
   | 'wrong_key'
   /** Starts like a sealed value but is not one (cut short, not base64). */
   | 'corrupt';
@@ -87,8 +87,9 @@ export function createSecretCipher(key: Uint8Array): SecretCipher {
       if (!isSealed(stored)) return ok(stored);
       const id = sealedKeyId(stored);
       if (id === undefined) return fail('corrupt');
-      if (id !== keyId) return fail('wrong_key');
-      const packed = Buffer.from(stored.slice(head.length), 'base64');
+      // Decrypted whatever key id the value names: the GCM tag is what decides, the id only names the key in the
+      // message.
+      const packed = Buffer.from(stored.slice(PREFIX.length + id.length + 1), 'base64');
       if (packed.length < IV_BYTES + TAG_BYTES) return fail('corrupt');
       const decipher = createDecipheriv(ALGORITHM, secretKey, packed.subarray(0, IV_BYTES));
       decipher.setAuthTag(packed.subarray(IV_BYTES, IV_BYTES + TAG_BYTES));
@@ -99,7 +100,7 @@ export function createSecretCipher(key: Uint8Array): SecretCipher {
         ]);
         return ok(plain.toString('utf8'));
       } catch {
-        // GCM's tag did not verify: the value was altered, or sealed by another key with a colliding id.
+        // GCM's tag did not verify: sealed by another key, or altered.
         return fail('wrong_key');
       }
     },

@@ -121,6 +121,17 @@ describe('PostgreSQL app store with secrets encrypted at rest', () => {
       code: 'wrong_key',
     });
     expect(await open(keyA).get('shop')).toMatchObject({ secret: 'shop-secret' });
+
+    // A value altered in the table (its last ciphertext byte flipped) is refused, never served as garbage.
+    const [stored] = await storedSecrets(schema);
+    const bytes = Buffer.from((stored as string).slice((stored as string).lastIndexOf(':') + 1), 'base64');
+    bytes[bytes.length - 1] = (bytes[bytes.length - 1] ?? 0) ^ 1;
+    const altered = `${(stored as string).slice(0, (stored as string).lastIndexOf(':') + 1)}${bytes.toString('base64')}`;
+    await sql(`UPDATE "${schema}".herald_apps SET secret = $1 WHERE id = 'shop'`, [altered]);
+    await expect(open(keyA).load()).rejects.toMatchObject({
+      code: 'wrong_key',
+      message: expect.stringContaining('app "shop": secret was altered or damaged'),
+    });
   });
 
   it('re-keys every row in one go; a watching node with the old key keeps serving what it loaded', async () => {
