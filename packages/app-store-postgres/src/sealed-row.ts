@@ -20,7 +20,7 @@ export interface RowOpenProblem {
 }
 
 /** Opens one stored value with the store's cipher, or without a key when the store has none. */
-export function openSecret(stored: string, cipher: SecretCipher | undefined): Result<string, OpenProblem> {
+function openSecret(stored: string, cipher: SecretCipher | undefined): Result<string, OpenProblem> {
   return cipher ? cipher.open(stored) : openWithoutKey(stored);
 }
 
@@ -82,11 +82,6 @@ export function hasPlaintext(row: Readonly<Row>): boolean {
   return storedSecrets(row).some((value) => !isSealed(value));
 }
 
-/** Whether any secret of the row is sealed (by any key). */
-export function hasSealed(row: Readonly<Row>): boolean {
-  return storedSecrets(row).some(isSealed);
-}
-
 /** The key ids a row's sealed values name (to say which key a store was sealed with). */
 export function keyIdsOf(row: Readonly<Row>): string[] {
   return storedSecrets(row).flatMap((value) => sealedKeyId(value) ?? []);
@@ -105,6 +100,6 @@ export function resealRow(
     return fail({ appId: appIdOf(row), column: 'secret', problem: 'corrupt' });
   }
   const previous = mapPrevious(opened.value.previous_secrets, (plain) => ok(to.seal(plain)));
-  // Sealing never fails; the result type is the mapper's.
-  return ok({ secret: to.seal(secret), previous_secrets: previous.ok ? previous.value : [] });
+  if (!previous.ok) return fail({ appId: appIdOf(row), column: 'previous_secrets', problem: previous.error });
+  return ok({ secret: to.seal(secret), previous_secrets: previous.value });
 }
