@@ -1,5 +1,6 @@
 #!/usr/bin/env node
 import { parseArgs } from 'node:util';
+import { createSecretCipher } from '@herald/app-store-postgres/key';
 import { appsCommand } from './apps-command.js';
 import { printBanner } from './banner.js';
 import { registerServer, runningServers } from './control.js';
@@ -49,8 +50,14 @@ function fail(lines: readonly string[], source: string): never {
   process.exit(1);
 }
 
-function bannerOf(running: Awaited<ReturnType<typeof startRealtime>>) {
+/** The public id of the app store key (for the banner), when one is given. */
+function storeKeyIdOf(key: Uint8Array | undefined): string | undefined {
+  return key === undefined ? undefined : createSecretCipher(key).keyId;
+}
+
+function bannerOf(running: Awaited<ReturnType<typeof startRealtime>>, key: Uint8Array | undefined) {
   return {
+    storeKeyId: storeKeyIdOf(key),
     port: running.port,
     transportReason: running.server.transport.reason,
     apps: running.apps(),
@@ -102,7 +109,11 @@ async function server(argv: string[]): Promise<void> {
       argv,
       logger,
       started: (ready) => {
-        printBanner(config, { ...ready, transportReason: ready.transport }, loaded.source);
+        printBanner(
+          config,
+          { ...ready, transportReason: ready.transport, storeKeyId: storeKeyIdOf(loaded.storeKeys.key) },
+          loaded.source,
+        );
         const unregister = registerServer({ pid: process.pid, port: ready.port, cwd: process.cwd() });
         process.once('exit', unregister);
       },
@@ -157,7 +168,7 @@ async function server(argv: string[]): Promise<void> {
       logger.info('restarting', { scope: 'socket.server.restart', source: reloaded.source });
       const pending = running.reload(reloaded.config);
       for (const warning of pending) logger.warn(warning, { scope: 'socket.server.restart' });
-      if (!role) printBanner(reloaded.config, bannerOf(running), reloaded.source);
+      if (!role) printBanner(reloaded.config, bannerOf(running, loaded.storeKeys.key), reloaded.source);
     } catch (error) {
       logger.error('restart failed', { error });
       process.exit(1);
@@ -209,7 +220,7 @@ async function server(argv: string[]): Promise<void> {
     });
   } else {
     unregister = registerServer({ pid: process.pid, port: running.port, cwd: process.cwd() });
-    printBanner(config, bannerOf(running), loaded.source);
+    printBanner(config, bannerOf(running, loaded.storeKeys.key), loaded.source);
   }
   scoped(root, 'command.server.start').info('server started', {
     ...(role ? { worker: role.index, nodeId: role.nodeId } : {}),

@@ -3,7 +3,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { metricsLine } from './banner.js';
+import { metricsLine, secretsLine } from './banner.js';
 import { configSchema, formatIssues } from './config-schema.js';
 import { loadConfig } from './load-config.js';
 
@@ -92,5 +92,12 @@ describe('metricsLine', () => {
       'Metrics: /metrics on port 8080 (bearer token required)',
     );
     expect(metricsLine(config({}), undefined, 8080)).toContain('open to anyone who reaches it');
+  });
+});
+
+describe('secretsLine', () => {
+  it('says whether the store encrypts secrets, naming only the key id', () => {
+    expect(secretsLine('0123456789ab')).toBe('Secrets: encrypted at rest (AES-256-GCM, key id 0123456789ab)');
+    expect(secretsLine(undefined)).toContain('set REALTIME_APP_STORE_KEY to encrypt them at rest');
   });
 });

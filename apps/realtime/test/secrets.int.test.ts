@@ -87,7 +87,8 @@ describe('app secrets encrypted at rest (REALTIME_APP_STORE_KEY, `realtime apps 
     nodes.push(node);
     const stored = await storedSecrets();
     expect(stored).toHaveLength(1);
-    expect(stored[0]).toMatch(/^herald:v1:[0-9a-f]{12}:/);
+    const keyId = /^herald:v1:([0-9a-f]{12}):/.exec(stored[0] as string)?.[1];
+    expect(node.stdout).toContain(`Secrets: encrypted at rest (AES-256-GCM, key id ${keyId})`);
     expect(stored.join('\n')).not.toContain(SECRET);
 
     expect(await triggerStatus(node.port)).toBe(200);
