@@ -51,8 +51,33 @@ function servedApps(records: readonly StoredApp[], logger: Logger): ServedApp[] 
   return apps;
 }
 
+/**
+ * Says what to do about a store the given key cannot open: the package's reason, plus which variable to set. Other
+ * errors pass unchanged.
+ */
+export function explainStoreKeyError(error: unknown): unknown {
+  if (!(error instanceof Error) || !('code' in error)) return error;
+  if (error.code === 'key_required') {
+    return new Error(
+      `the app store holds encrypted app secrets, and REALTIME_APP_STORE_KEY is not set (${error.message}): set it to the key they were encrypted with`,
+      { cause: error },
+    );
+  }
+  if (error.code === 'wrong_key') {
+    return new Error(
+      `REALTIME_APP_STORE_KEY does not decrypt the app store's secrets, so nothing is served from them (${error.message}): set it to the key the store was encrypted with (after \`realtime apps rekey\`, the new key)`,
+      { cause: error },
+    );
+  }
+  return error;
+}
+
 /** Opens the PostgreSQL store named by `app_store.postgres` (loaded only when it is used). */
-export async function openPostgresStore(config: RealtimeConfig, logger: Logger, hooks?: AppStoreHooks) {
+export async function openPostgresStore(
+  config: RealtimeConfig,
+  logger: Logger,
+  options: { readonly hooks?: AppStoreHooks | undefined; readonly key?: Uint8Array | undefined } = {},
+) {
   const { createPostgresAppStore } = await import('@herald/app-store-postgres');
   const settings = config.app_store.postgres;
   return createPostgresAppStore({
@@ -61,24 +86,32 @@ export async function openPostgresStore(config: RealtimeConfig, logger: Logger, 
     table: settings.table,
     migrate: settings.migrate,
     logger: scoped(logger, 'app_store'),
-    ...(hooks ? { metrics: hooks } : {}),
+    ...(options.hooks ? { metrics: options.hooks } : {}),
+    ...(options.key ? { encryptionKey: options.key } : {}),
   });
 }
 
 /**
  * The apps the server serves, from the store `app_store.driver` names: the config file's `applications[]`
- * (static), or the PostgreSQL table, watched so every change applies on this node within a second.
+ * (static), or the PostgreSQL table, watched so every change applies on this node within a second. With `key`
+ * (`REALTIME_APP_STORE_KEY`), the table's secrets are encrypted at rest.
  */
 export async function openAppSource(
   config: RealtimeConfig,
   logger: Logger,
-  hooks?: AppStoreHooks,
+  options: { readonly hooks?: AppStoreHooks | undefined; readonly key?: Uint8Array | undefined } = {},
 ): Promise<AppStore<ServedApp>> {
   if (config.app_store.driver === 'config') return createStaticAppStore<ServedApp>(config.applications);
-  const store = await openPostgresStore(config, logger, hooks);
+  const store = await openPostgresStore(config, logger, options);
   const log = scoped(logger, 'app_store');
   return {
-    load: async () => servedApps(await store.load(), log),
+    load: async () => {
+      try {
+        return servedApps(await store.load(), log);
+      } catch (error) {
+        throw explainStoreKeyError(error);
+      }
+    },
     watch: (listener) => store.watch((records) => listener(servedApps(records, log))),
     close: () => store.close(),
   };

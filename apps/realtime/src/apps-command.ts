@@ -1,10 +1,10 @@
 import { parseArgs } from 'node:util';
 import type { AppFields, PostgresAppStore, StoredApp } from '@herald/app-store-postgres';
 import type { LogFields, Logger } from '@herald/protocol-core';
-import { openPostgresStore, servedAppOf } from './app-source.js';
+import { explainStoreKeyError, openPostgresStore, servedAppOf } from './app-source.js';
 import { appSummary, NO_APPS } from './banner.js';
 import type { RealtimeConfig } from './config-schema.js';
-import { loadConfig } from './load-config.js';
+import { loadConfig, type StoreKeys } from './load-config.js';
 
 type Fail = (lines: readonly string[], source: string) => never;
 
@@ -14,7 +14,7 @@ function refuse(lines: readonly string[]): never {
   process.exit(1);
 }
 
-const ACTIONS = ['list', 'add', 'update', 'disable', 'enable', 'rotate-secret', 'migrate'] as const;
+const ACTIONS = ['list', 'add', 'update', 'disable', 'enable', 'rotate-secret', 'migrate', 'rekey'] as const;
 type Action = (typeof ACTIONS)[number];
 
 // Commands print to the terminal: warnings (a skipped row) go to stderr with the fields that say which.
@@ -75,7 +75,30 @@ function printApps(apps: readonly StoredApp[], config: RealtimeConfig): void {
   console.log(appSummary(served, config, port).join('\n'));
 }
 
-async function run(action: Action, argv: string[], config: RealtimeConfig): Promise<void> {
+/**
+ * `apps rekey`: every row from REALTIME_APP_STORE_KEY (or from plaintext, without it) to REALTIME_APP_STORE_NEW_KEY,
+ * in one transaction.
+ */
+async function rekey(store: PostgresAppStore, keys: StoreKeys): Promise<void> {
+  if (keys.newKey === undefined) {
+    refuse([
+      'apps rekey: set REALTIME_APP_STORE_NEW_KEY to the new key (64 hex characters or base64 of 32 bytes; `openssl rand -hex 32` makes one), and REALTIME_APP_STORE_KEY to the current one',
+    ]);
+  }
+  if (keys.key !== undefined && Buffer.from(keys.key).equals(Buffer.from(keys.newKey))) {
+    refuse(['apps rekey: REALTIME_APP_STORE_NEW_KEY is the current key (REALTIME_APP_STORE_KEY)']);
+  }
+  const { createSecretCipher } = await import('@herald/app-store-postgres');
+  const rows = await store.rekey(keys.newKey);
+  console.log(
+    `Re-encrypted the secrets of ${rows} app${rows === 1 ? '' : 's'} with the new key (key id ${createSecretCipher(keys.newKey).keyId}).`,
+  );
+  console.log(
+    'Now restart every node with REALTIME_APP_STORE_KEY set to the new key. Until then, a node on the old key keeps serving the apps it loaded and logs each row it cannot decrypt.',
+  );
+}
+
+async function run(action: Action, argv: string[], config: RealtimeConfig, keys: StoreKeys): Promise<void> {
   const { values, positionals } = parseArgs({
     args: argv,
     options: {
@@ -90,13 +113,15 @@ async function run(action: Action, argv: string[], config: RealtimeConfig): Prom
     allowPositionals: true,
     strict: true,
   });
-  const needsId = action !== 'list' && action !== 'add' && action !== 'migrate';
+  const needsId = action !== 'list' && action !== 'add' && action !== 'migrate' && action !== 'rekey';
   const id = positionals[0];
   if (needsId && id === undefined) refuse([`apps ${action}: the app id is required`]);
 
-  const store: PostgresAppStore = await openPostgresStore(config, terminalLogger);
+  const store: PostgresAppStore = await openPostgresStore(config, terminalLogger, { key: keys.key });
   try {
     switch (action) {
+      case 'rekey':
+        return await rekey(store, keys);
       case 'migrate': {
         await store.migrate();
         console.log(`App table ${store.names.schema}.${store.names.table} is ready.`);
@@ -190,9 +215,9 @@ export async function appsCommand(argv: string[], fail: Fail): Promise<void> {
     ]);
   }
   try {
-    await run(action as Action, rest, config);
+    await run(action as Action, rest, config, loaded.storeKeys);
   } catch (error) {
-    console.error(`realtime: ${(error as Error).message}`);
+    console.error(`realtime: ${(explainStoreKeyError(error) as Error).message}`);
     process.exit(1);
   }
 }

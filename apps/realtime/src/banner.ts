@@ -40,6 +40,24 @@ function fellBackToPortable(config: RealtimeConfig, transportReason: string): bo
   return config.transport !== 'portable' && transportReason.startsWith('portable');
 }
 
+/** How the PostgreSQL store keeps app secrets: encrypted (with which key, by its public id) or in plaintext. */
+export function secretsLine(storeKeyId: string | undefined): string {
+  return storeKeyId === undefined
+    ? 'Secrets: stored in plaintext in the table (set REALTIME_APP_STORE_KEY to encrypt them at rest)'
+    : `Secrets: encrypted at rest (AES-256-GCM, key id ${storeKeyId})`;
+}
+
+/** Where /metrics is served and who may read it (never the token itself). */
+export function metricsLine(config: RealtimeConfig, metricsPort: number | undefined, port: number): string {
+  const guard = config.metrics.auth_token === undefined ? 'no token' : 'bearer token required';
+  if (metricsPort !== undefined)
+    return `Metrics: http://${config.metrics.host}:${metricsPort}/metrics (${guard})`;
+  const path = config.servers[config.default]?.path ?? '';
+  return config.metrics.auth_token === undefined
+    ? `Metrics: ${path}/metrics on port ${port}, open to anyone who reaches it (set metrics.auth_token or metrics.port to restrict it)`
+    : `Metrics: ${path}/metrics on port ${port} (${guard})`;
+}
+
 /** Prints the start-up banner: address, config source, transport, workers, then every app served. */
 export function printBanner(
   config: RealtimeConfig,
@@ -49,6 +67,10 @@ export function printBanner(
     readonly apps: readonly ServedApp[];
     /** With `--workers N`: how many processes share the port, and how. */
     readonly workers?: string;
+    /** The metrics port, when `/metrics` has one of its own. */
+    readonly metricsPort?: number | undefined;
+    /** The id of `REALTIME_APP_STORE_KEY`, when the PostgreSQL store's secrets are encrypted with it. */
+    readonly storeKeyId?: string | undefined;
   },
   source: string,
 ): void {
@@ -64,7 +86,8 @@ export function printBanner(
     `Transport: ${running.transportReason}`,
     ...(fellBackToPortable(config, running.transportReason) ? [TRANSPORT_HINT] : []),
     ...(running.workers ? [`Workers: ${running.workers}`] : []),
-    ...(store ? [store] : []),
+    ...(store ? [store, secretsLine(running.storeKeyId)] : []),
+    metricsLine(config, running.metricsPort, running.port),
     '',
     ...appSummary(running.apps, config, running.port),
   ];

@@ -1,5 +1,6 @@
 #!/usr/bin/env node
 import { parseArgs } from 'node:util';
+import { createSecretCipher } from '@herald/app-store-postgres/key';
 import { appsCommand } from './apps-command.js';
 import { printBanner } from './banner.js';
 import { registerServer, runningServers } from './control.js';
@@ -34,6 +35,8 @@ Commands:
     rotate-secret <id> [--grace <seconds>] [--secret <secret>]
                                   New secret; the old one stays valid for the grace period
                                   (default app_store.rotate_grace_seconds, 300)
+    rekey                         Re-encrypt every app secret from REALTIME_APP_STORE_KEY (or from
+                                  plaintext) to REALTIME_APP_STORE_NEW_KEY, in one transaction
     --config <file>               Config file (to find the app store)
   transport         Check which native uWebSockets.js build loads on this machine, why the others do not,
                     and what to install or run for native speed
@@ -47,8 +50,19 @@ function fail(lines: readonly string[], source: string): never {
   process.exit(1);
 }
 
-function bannerOf(running: Awaited<ReturnType<typeof startRealtime>>) {
-  return { port: running.port, transportReason: running.server.transport.reason, apps: running.apps() };
+/** The public id of the app store key (for the banner), when one is given. */
+function storeKeyIdOf(key: Uint8Array | undefined): string | undefined {
+  return key === undefined ? undefined : createSecretCipher(key).keyId;
+}
+
+function bannerOf(running: Awaited<ReturnType<typeof startRealtime>>, key: Uint8Array | undefined) {
+  return {
+    storeKeyId: storeKeyIdOf(key),
+    port: running.port,
+    transportReason: running.server.transport.reason,
+    apps: running.apps(),
+    metricsPort: running.metricsPort,
+  };
 }
 
 async function server(argv: string[]): Promise<void> {
@@ -95,7 +109,11 @@ async function server(argv: string[]): Promise<void> {
       argv,
       logger,
       started: (ready) => {
-        printBanner(config, { ...ready, transportReason: ready.transport }, loaded.source);
+        printBanner(
+          config,
+          { ...ready, transportReason: ready.transport, storeKeyId: storeKeyIdOf(loaded.storeKeys.key) },
+          loaded.source,
+        );
         const unregister = registerServer({ pid: process.pid, port: ready.port, cwd: process.cwd() });
         process.once('exit', unregister);
       },
@@ -150,7 +168,7 @@ async function server(argv: string[]): Promise<void> {
       logger.info('restarting', { scope: 'socket.server.restart', source: reloaded.source });
       const pending = running.reload(reloaded.config);
       for (const warning of pending) logger.warn(warning, { scope: 'socket.server.restart' });
-      if (!role) printBanner(reloaded.config, bannerOf(running), reloaded.source);
+      if (!role) printBanner(reloaded.config, bannerOf(running, loaded.storeKeys.key), reloaded.source);
     } catch (error) {
       logger.error('restart failed', { error });
       process.exit(1);
@@ -176,6 +194,7 @@ async function server(argv: string[]): Promise<void> {
 
   try {
     running = await startRealtime(config, root, {
+      storeKey: loaded.storeKeys.key,
       onRestart: () => void restart(),
       beforeListen: collectStartupGarbage,
       onAppsChanged: (_apps, changes) => {
@@ -193,10 +212,15 @@ async function server(argv: string[]): Promise<void> {
   }
   if (role) {
     // The parent prints the banner and registers for `realtime restart_server` (it passes SIGHUP on).
-    reportReady({ port: running.port, transport: running.server.transport.reason, apps: running.apps() });
+    reportReady({
+      port: running.port,
+      transport: running.server.transport.reason,
+      apps: running.apps(),
+      metricsPort: running.metricsPort,
+    });
   } else {
     unregister = registerServer({ pid: process.pid, port: running.port, cwd: process.cwd() });
-    printBanner(config, bannerOf(running), loaded.source);
+    printBanner(config, bannerOf(running, loaded.storeKeys.key), loaded.source);
   }
   scoped(root, 'command.server.start').info('server started', {
     ...(role ? { worker: role.index, nodeId: role.nodeId } : {}),

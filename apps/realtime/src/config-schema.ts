@@ -152,8 +152,29 @@ export const appStoreSchema = z
     }
   });
 
+// Who may read /metrics (issue 27). Kept in its own block to ease merging.
+/**
+ * `/metrics` security: a bearer token (compared in constant time; 401 without it), and/or a port of its own, bound
+ * to localhost by default, so the main port no longer answers it.
+ */
+export const metricsSchema = z
+  .object({
+    /** Required as `Authorization: Bearer <token>` on /metrics; `REALTIME_METRICS_TOKEN` overrides. */
+    auth_token: z
+      .string()
+      .min(16, 'must be at least 16 characters (make one with `openssl rand -hex 32`)')
+      .optional(),
+    /** Serve /metrics on this port instead of the main one (0 picks a free port); `REALTIME_METRICS_PORT` overrides. */
+    port: z.number().int().min(0).max(65535).optional(),
+    /** The address the metrics port binds. */
+    host: z.string().min(1).default('127.0.0.1'),
+  })
+  .strict();
+
 export const configSchema = z
   .object({
+    /** Who may read /metrics: a bearer token and/or a port of its own. */
+    metrics: metricsSchema.prefault({}),
     default: z.string().min(1).default('herald'),
     servers: z.record(z.string(), serverSchema).default({ herald: serverSchema.parse({}) }),
     /** The apps served with `app_store.driver` "config" (the default); not read with "postgres". */
@@ -288,6 +309,7 @@ export type RealtimeConfig = z.output<typeof configSchema>;
 export type ApplicationConfig = z.output<typeof applicationSchema>;
 export type ServerConfig = z.output<typeof serverSchema>;
 export type AppStoreConfig = z.output<typeof appStoreSchema>;
+export type MetricsConfig = z.output<typeof metricsSchema>;
 
 /** Turns zod issues into lines of `key.path: message`. */
 export function formatIssues(issues: readonly z.core.$ZodIssue[], root = ''): string[] {

@@ -1,6 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { extname, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { parseStoreKey } from '@herald/app-store-postgres/key';
 import { parseWebhooksEnv } from '@herald/webhooks';
 import { z } from 'zod';
 import { configSchema, formatIssues, type RealtimeConfig } from './config-schema.js';
@@ -48,6 +49,15 @@ export const envSchema = z.object({
   REALTIME_APP_STORE_URL: z.string().min(1).optional(),
   REALTIME_APP_STORE_SCHEMA: z.string().min(1).optional(),
   REALTIME_APP_STORE_TABLE: z.string().min(1).optional(),
+  // Secrets at rest and metrics security (issue 27): the app store's keys never live in the config file.
+  /** The 32-byte key app secrets are encrypted with in the PostgreSQL store (64 hex characters or base64). */
+  REALTIME_APP_STORE_KEY: z.string().optional(),
+  /** The key `realtime apps rekey` re-encrypts to. */
+  REALTIME_APP_STORE_NEW_KEY: z.string().optional(),
+  /** Overrides `metrics.auth_token`. */
+  REALTIME_METRICS_TOKEN: z.string().min(1).optional(),
+  /** Overrides `metrics.port`. */
+  REALTIME_METRICS_PORT: port.optional(),
   NODE_ENV: z.string().optional(),
 });
 
@@ -60,9 +70,17 @@ export interface CliOverrides {
   readonly workers?: number | undefined;
 }
 
+/** The app store's encryption keys from the environment, parsed (kept out of the config so it never prints them). */
+export interface StoreKeys {
+  /** `REALTIME_APP_STORE_KEY`: app secrets are encrypted with it at rest. */
+  readonly key?: Uint8Array;
+  /** `REALTIME_APP_STORE_NEW_KEY`: what `realtime apps rekey` re-encrypts to. */
+  readonly newKey?: Uint8Array;
+}
+
 /** The outcome of loading: the config and where it came from, or every problem found. */
 export type LoadResult =
-  | { ok: true; config: RealtimeConfig; source: string; debug: boolean }
+  | { ok: true; config: RealtimeConfig; source: string; debug: boolean; storeKeys: StoreKeys }
   | { ok: false; problems: string[]; source: string };
 
 type Json = Record<string, unknown>;
@@ -153,6 +171,9 @@ function applyOverrides(raw: Json, env: z.output<typeof envSchema>, cli: CliOver
   ];
   for (const [path, value] of storeOverrides)
     if (value !== undefined) set(raw, ['app_store', ...path], value);
+  if (env.REALTIME_METRICS_TOKEN !== undefined)
+    set(raw, ['metrics', 'auth_token'], env.REALTIME_METRICS_TOKEN);
+  if (env.REALTIME_METRICS_PORT !== undefined) set(raw, ['metrics', 'port'], env.REALTIME_METRICS_PORT);
   const debug = cli.debug ?? env.REALTIME_DEBUG;
   if (debug !== undefined) set(raw, ['logging', 'debug_enabled'], debug);
 }
@@ -220,5 +241,26 @@ export async function loadConfig(options: {
     );
     if (problems.length > 0) return { ok: false, problems, source };
   }
-  return { ok: true, config, source, debug: config.logging.debug_enabled };
+  const keys = readStoreKeys(env.data);
+  if (!keys.ok) return { ok: false, problems: keys.problems, source: 'environment' };
+  return { ok: true, config, source, debug: config.logging.debug_enabled, storeKeys: keys.keys };
+}
+
+/** Parses the app store keys; a value that is not 32 bytes is a problem naming its variable (never its value). */
+export function readStoreKeys(
+  env: Pick<z.output<typeof envSchema>, 'REALTIME_APP_STORE_KEY' | 'REALTIME_APP_STORE_NEW_KEY'>,
+): { ok: true; keys: StoreKeys } | { ok: false; problems: string[] } {
+  const problems: string[] = [];
+  const keys: { key?: Uint8Array; newKey?: Uint8Array } = {};
+  for (const [name, field] of [
+    ['REALTIME_APP_STORE_KEY', 'key'],
+    ['REALTIME_APP_STORE_NEW_KEY', 'newKey'],
+  ] as const) {
+    const text = env[name];
+    if (text === undefined || text === '') continue;
+    const parsed = parseStoreKey(text);
+    if (parsed.ok) keys[field] = parsed.value;
+    else problems.push(`${name}: ${parsed.error}`);
+  }
+  return problems.length > 0 ? { ok: false, problems } : { ok: true, keys };
 }

@@ -54,6 +54,8 @@ export function createRestApi(options: {
       path: settings.path,
       maxRequestSize: settings.max_request_size,
       logger,
+      // With a port of its own, /metrics is not on the main port; a token guards it wherever it is.
+      metrics: { token: config.metrics.auth_token, served: config.metrics.port === undefined },
       ...(limits.enabled
         ? {
             rateLimits: {

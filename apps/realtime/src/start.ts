@@ -10,9 +10,10 @@ import { openAppSource, type ServedApp } from './app-source.js';
 import { watchAppStore } from './app-watch.js';
 import type { RealtimeConfig, ServerConfig } from './config-schema.js';
 import { scoped } from './logger.js';
+import { startMetricsServer } from './metrics-server.js';
 import { clusterAdapter, loadScalingRedis, redisWebhookQueue, sharedRateLimits } from './redis-parts.js';
 import { reloadRealtime } from './reload.js';
-import { createRestApi, type RestApi } from './rest-api.js';
+import { backendOf, createRestApi, type RestApi } from './rest-api.js';
 import { createServedApps } from './served-apps.js';
 import { serverOptions } from './server-options.js';
 import { createTeardown } from './teardown.js';
@@ -25,6 +26,8 @@ export interface RunningRealtime {
   readonly server: RealtimeServer;
   readonly port: number;
   readonly settings: ServerConfig;
+  /** The port `/metrics` is served on when `metrics.port` is set (else it is on `port`). */
+  readonly metricsPort: number | undefined;
   /** The apps served right now (from the config file, or as last read from the app store). */
   apps(): readonly ServedApp[];
   /**
@@ -61,6 +64,8 @@ export async function startRealtime(
     onAppsChanged?: (apps: readonly ServedApp[], changes: AppChanges) => void;
     /** Called once everything is built, just before the port opens (the bin collects start-up garbage here). */
     beforeListen?: () => void;
+    /** `REALTIME_APP_STORE_KEY`: the PostgreSQL app store's secrets are encrypted with it at rest. */
+    storeKey?: Uint8Array | undefined;
   } = {},
 ): Promise<RunningRealtime> {
   const settings = config.servers[config.default] as ServerConfig;
@@ -68,7 +73,7 @@ export async function startRealtime(
   const metrics = new ServerMetrics();
   const redis = await loadScalingRedis(config);
   const cluster = clusterAdapter(redis, config, logger, metrics.registry);
-  const store = await openAppSource(config, logger, metrics.appStoreHooks());
+  const store = await openAppSource(config, logger, { hooks: metrics.appStoreHooks(), key: hooks.storeKey });
   const apps = createServedApps(await loadApps(store), config.rate_limiter);
   const sharedLimits = sharedRateLimits(redis, config, logger);
   // Requests reach the REST API only once the server listens, after the API below exists.
@@ -92,6 +97,15 @@ export async function startRealtime(
     dynamic: config.app_store.driver !== 'config',
   });
   const api: RestApi = createRestApi({ server, apps, settings, logger, sharedLimits, config });
+  // Before the main port opens: a metrics port that cannot be bound stops the start, with nothing served yet.
+  const metricsServer =
+    config.metrics.port === undefined
+      ? undefined
+      : await startMetricsServer({
+          backend: backendOf(server),
+          settings: config.metrics,
+          logger: scoped(logger, 'http.api'),
+        });
   hooks.beforeListen?.();
   const port = await server.listen();
   const stopWatching = watchAppStore(store, {
@@ -106,9 +120,26 @@ export async function startRealtime(
     server,
     port,
     settings,
+    metricsPort: metricsServer?.port,
     apps: apps.list,
-    reload: (next) => reloadRealtime(config, next, { server, apps, api, webhooks }),
-    shutdown: () => teardown.shutdown(settings.shutdown_grace_period * 1000),
-    close: teardown.close,
+    reload: (next) => {
+      // Where /metrics is served stays as started (the port is bound once); its token follows the new config.
+      const { port: metricsPortNext, host, ...access } = next.metrics;
+      const moved = metricsPortNext !== config.metrics.port || host !== config.metrics.host;
+      const kept = { ...next, metrics: { ...access, port: config.metrics.port, host: config.metrics.host } };
+      metricsServer?.update(kept.metrics);
+      const pending = reloadRealtime(config, kept, { server, apps, api, webhooks });
+      return moved
+        ? [...pending, 'metrics.port or metrics.host changed: it applies at the next process start']
+        : pending;
+    },
+    async shutdown() {
+      await teardown.shutdown(settings.shutdown_grace_period * 1000);
+      await metricsServer?.close();
+    },
+    async close() {
+      await teardown.close();
+      await metricsServer?.close();
+    },
   };
 }

@@ -29,6 +29,8 @@ type FromWorker = {
   port: number;
   transport: string;
   apps: readonly ServedApp[];
+  /** The metrics port, when `metrics.port` is set (shared by every worker). */
+  metricsPort?: number | undefined;
 };
 /** The messages the parent sends a worker. */
 type ToWorker = { type: 'stop' } | { type: 'stop-now' };
@@ -103,6 +105,7 @@ export interface WorkersOptions {
     transport: string;
     apps: readonly ServedApp[];
     workers: string;
+    metricsPort?: number | undefined;
   }) => void;
   /** Called when the parent is about to exit, with its exit code. */
   readonly exit: (code: number) => void;
@@ -164,6 +167,7 @@ export async function runWorkers(options: WorkersOptions): Promise<void> {
         port: message.port,
         transport: message.transport,
         apps: message.apps,
+        metricsPort: message.metricsPort,
         workers: `${count} processes (pids ${pids}) on port ${message.port}, each a cluster node (${sharing(message.transport)})`,
       });
     });

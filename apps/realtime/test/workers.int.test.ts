@@ -11,6 +11,7 @@ import { type PusherClient, pusherJsClient } from './pusher-client.js';
 import { BIN, type RunningBin, runBin, startBin } from './run-bin.js';
 
 const APP = { id: 'shop', key: 'shop-key', secret: 'shop-secret' };
+const METRICS_TOKEN = 'workers-metrics-token-0123456789';
 function configDir(config: object): string {
   const cwd = mkdtempSync(join(tmpdir(), 'herald-workers-'));
   writeFileSync(join(cwd, 'realtime.config.json'), JSON.stringify(config));
@@ -50,6 +51,8 @@ describe('realtime server --workers 2', () => {
     const cwd = configDir({
       applications: [APP],
       servers: { herald: { shutdown_grace_period: 1 } },
+      // Its own port (0: node:cluster shares one free port among the workers) behind a token.
+      metrics: { port: 0, auth_token: METRICS_TOKEN },
       scaling: {
         enabled: true,
         prefix,
@@ -73,6 +76,20 @@ describe('realtime server --workers 2', () => {
     expect(pids).toHaveLength(2);
     for (const pid of pids) expect(isAlive(pid)).toBe(true);
     expect(pids).not.toContain(bin.child.pid);
+  });
+
+  it('serves /metrics on the metrics port every worker shares, behind its token', async () => {
+    const match = /Metrics: http:\/\/127\.0\.0\.1:(\d+)\/metrics \(bearer token required\)/.exec(bin.stdout);
+    expect(match, bin.stdout).not.toBeNull();
+    const url = `http://127.0.0.1:${match?.[1]}/metrics`;
+    expect((await fetch(url)).status).toBe(401);
+    // Several scrapes, so that each worker answers some (node:cluster hands connections round the workers).
+    for (let i = 0; i < 4; i++) {
+      const scrape = await fetch(url, { headers: { authorization: `Bearer ${METRICS_TOKEN}` } });
+      expect(scrape.status).toBe(200);
+      expect(await scrape.text()).toContain('app_id="shop"');
+    }
+    expect((await fetch(`http://127.0.0.1:${bin.port}/metrics`)).status).toBe(404);
   });
 
   it('serves clients on both workers, and a REST publish reaches every client exactly once', async () => {

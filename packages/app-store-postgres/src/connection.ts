@@ -30,6 +30,11 @@ export interface Connection {
   query(text: string, values?: unknown[]): Promise<Row[]>;
   /** Creates or extends the table and its trigger under the migration lock. */
   migrate(): Promise<void>;
+  /**
+   * Runs `work` in one transaction on a client of its own (so no other query of the store lands inside it), under
+   * the migration lock, so two nodes doing the same at once take turns.
+   */
+  transaction<T>(work: (query: TransactionQuery) => Promise<T>): Promise<T>;
   /** Gives up `target` when it is still the open client, and reports the loss. */
   drop(target: pg.Client, error: unknown): void;
   /** Gives up the open client, if any, and reports the loss. */
@@ -37,6 +42,9 @@ export interface Connection {
   /** Ends the connection; never waits more than a second on a dead one. */
   close(): Promise<void>;
 }
+
+/** Runs one statement inside a {@link Connection.transaction}. */
+export type TransactionQuery = (text: string, values?: unknown[]) => Promise<Row[]>;
 
 function unavailable(error: unknown): AppStorePostgresError {
   const reason = error instanceof Error ? error.message : String(error);
@@ -140,6 +148,34 @@ export function createConnection(options: ConnectionOptions): Connection {
     async migrate() {
       await runMigration(await open(), names);
       migrated = true;
+    },
+    async transaction(work) {
+      if (closed) throw new AppStorePostgresError('unavailable', 'the app store is closed');
+      const own = new pg.Client({
+        connectionString: options.url,
+        connectionTimeoutMillis: options.connectTimeoutMs,
+      });
+      // An error of this short-lived client surfaces as its query's rejection below.
+      own.on('error', () => undefined);
+      try {
+        await own.connect();
+      } catch (error) {
+        await own.end().catch(() => undefined);
+        throw unavailable(error);
+      }
+      try {
+        await own.query('BEGIN');
+        await own.query(`SELECT pg_advisory_xact_lock(${migrationLockKey(names)})`);
+        const result = await work(async (text, values = []) => (await own.query<Row>(text, values)).rows);
+        await own.query('COMMIT');
+        return result;
+      } catch (error) {
+        // The work's own error is the one worth raising; ending the client rolls back in any case.
+        await own.query('ROLLBACK').catch(() => undefined);
+        throw error;
+      } finally {
+        await endWithin(own, 1000);
+      }
     },
     drop,
     fail(error) {

@@ -18,3 +18,4 @@ export {
   type PostgresAppStoreOptions,
 } from './postgres-app-store.js';
 export type { RotatedSecret } from './queries.js';
+export { createSecretCipher, isSealed, parseStoreKey, type SecretCipher } from './secret-cipher.js';

@@ -1,9 +1,12 @@
 import type { AppFields, StoredApp } from './columns.js';
 import { createConnection } from './connection.js';
+import { AppStorePostgresError } from './errors.js';
+import { rekeyRows, sealPlaintextRows } from './key-rotation.js';
 import { type Logger, silentLogger } from './logger.js';
 import type { AppStoreMetrics } from './metrics.js';
 import { type TableNames, tableNames } from './migration.js';
 import { createQueries, type RotatedSecret } from './queries.js';
+import { createSecretCipher } from './secret-cipher.js';
 import { createWatcher, type Watcher } from './watcher.js';
 
 /** Options of {@link createPostgresAppStore}. */
@@ -31,6 +34,12 @@ export interface PostgresAppStoreOptions {
   readonly healthTimeoutMs?: number;
   readonly logger?: Logger;
   readonly metrics?: AppStoreMetrics;
+  /**
+   * The 32-byte key app secrets are encrypted with at rest (AES-256-GCM; read one with `parseStoreKey`). With it,
+   * secrets are sealed on every write and plaintext rows are sealed on the first load; without it, a store holding
+   * sealed secrets refuses to load (`key_required`). A key that does not open them refuses too (`wrong_key`).
+   */
+  readonly encryptionKey?: Uint8Array;
 }
 
 /**
@@ -40,8 +49,20 @@ export interface PostgresAppStoreOptions {
 export interface PostgresAppStore {
   /** The table, its schema and the notification channel. */
   readonly names: TableNames;
-  /** Creates or extends the table and its notify trigger; safe to run again and from several nodes at once. */
+  /**
+   * Creates or extends the table and its notify trigger, then (with a key) seals every plaintext secret; safe to
+   * run again and from several nodes at once.
+   */
   migrate(): Promise<void>;
+  /** The public id of the store's key (written into every sealed value), or undefined without a key. */
+  readonly keyId: string | undefined;
+  /**
+   * Re-encrypts every row's secrets from the store's key (or from plaintext, without one) to `newKey`, in one
+   * transaction. Returns how many rows were written. Nodes keep serving: restart them with the new key.
+   * @throws {AppStorePostgresError} `wrong_key` or `key_required` naming a row the current key cannot open
+   * (nothing is written then), `invalid_options` for a key that is not 32 bytes.
+   */
+  rekey(newKey: Uint8Array): Promise<number>;
   /**
    * Reads every app. Malformed rows are skipped and logged with the app id and the column.
    * @throws {AppStorePostgresError} `unavailable` when PostgreSQL cannot be reached.
@@ -79,6 +100,13 @@ export interface PostgresAppStore {
   close(): Promise<void>;
 }
 
+function cipherOf(key: Uint8Array) {
+  if (key.length !== 32) {
+    throw new AppStorePostgresError('invalid_options', `encryptionKey must be 32 bytes, not ${key.length}`);
+  }
+  return createSecretCipher(key);
+}
+
 /**
  * Creates a PostgreSQL app store. Nothing connects until the first call; `watch` keeps one connection that
  * LISTENs, reconnects with backoff when it drops, and re-reads everything on return so changes made meanwhile
@@ -91,6 +119,7 @@ export interface PostgresAppStore {
  */
 export function createPostgresAppStore(options: PostgresAppStoreOptions): PostgresAppStore {
   const names = tableNames(options.schema ?? 'public', options.table ?? 'herald_apps');
+  const cipher = options.encryptionKey === undefined ? undefined : cipherOf(options.encryptionKey);
   const connection = createConnection({
     url: options.url,
     names,
@@ -111,14 +140,25 @@ export function createPostgresAppStore(options: PostgresAppStoreOptions): Postgr
     maxReconnectDelayMs: options.maxReconnectDelayMs ?? 5000,
     healthCheckMs: options.healthCheckMs ?? 10_000,
     healthTimeoutMs: options.healthTimeoutMs ?? 5000,
+    cipher,
+    inTransaction: (work) => connection.transaction(work),
   });
-  const queries = createQueries((text, values) => connection.query(text, values), names.qualified);
+  const queries = createQueries((text, values) => connection.query(text, values), names.qualified, cipher);
   return {
     names,
     get connected() {
       return watcher.connected;
     },
-    migrate: () => connection.migrate(),
+    keyId: cipher?.keyId,
+    async migrate() {
+      await connection.migrate();
+      if (cipher) await sealPlaintextRows((work) => connection.transaction(work), names.qualified, cipher);
+    },
+    rekey: (newKey) =>
+      rekeyRows((work) => connection.transaction(work), names.qualified, {
+        from: cipher,
+        to: cipherOf(newKey),
+      }),
     load: () => watcher.read(),
     watch: (listener) => watcher.watch(listener),
     current: () => watcher.current(),

@@ -9,7 +9,10 @@ import {
 } from './columns.js';
 import { AppStorePostgresError } from './errors.js';
 import { generateSecret } from './generate-secret.js';
+import { describeOpenProblem } from './key-rotation.js';
 import type { Row } from './row.js';
+import { openRow, sealSecret } from './sealed-row.js';
+import type { SecretCipher } from './secret-cipher.js';
 
 /** What the store's `rotateSecret` did: the app as written, its new secret, and how long the old one lasts. */
 export interface RotatedSecret {
@@ -73,16 +76,22 @@ function notFound(id: string): AppStorePostgresError {
   return new AppStorePostgresError('not_found', `no app has the id "${id}"`);
 }
 
-/** JSON columns go to PostgreSQL as JSON text; the rest as they are. */
-function toSql(column: string, value: unknown): unknown {
+/** JSON columns go to PostgreSQL as JSON text, the secret sealed (with a key); the rest as they are. */
+function toSql(column: string, value: unknown, cipher: SecretCipher | undefined): unknown {
   if (value === null) return null;
+  if (column === 'secret' && typeof value === 'string') return sealSecret(value, cipher);
   return COLUMNS.find((entry) => entry.name === column)?.kind.json ? JSON.stringify(value) : value;
 }
 
-/** A row written and returned, as an app; a row this package could not read back is refused. */
-function appOf(row: Row | undefined): StoredApp | undefined {
+/** A row written and returned, as an app; a row this package could not read back (or open) is refused. */
+function appOf(row: Row | undefined, cipher: SecretCipher | undefined): StoredApp | undefined {
   if (!row) return undefined;
-  const parsed = parseRow(row);
+  const opened = openRow(row, cipher);
+  if (!opened.ok) {
+    const code = opened.error.problem === 'corrupt' ? 'invalid_app' : opened.error.problem;
+    throw new AppStorePostgresError(code, describeOpenProblem(opened.error, row, cipher));
+  }
+  const parsed = parseRow(opened.value);
   if (!parsed.ok) {
     throw new AppStorePostgresError(
       'invalid_app',
@@ -96,11 +105,14 @@ function isUniqueViolation(error: unknown): error is Error & { code: string; det
   return error instanceof Error && 'code' in error && error.code === PG_UNIQUE_VIOLATION;
 }
 
-/** Creates the single-app reads and writes of the app table `table` (quoted). */
-export function createQueries(query: Query, table: string): Queries {
+/**
+ * Creates the single-app reads and writes of the app table `table` (quoted); with a cipher, secrets are sealed on
+ * the way in and opened on the way out.
+ */
+export function createQueries(query: Query, table: string, cipher?: SecretCipher): Queries {
   async function write(text: string, values: unknown[]): Promise<StoredApp | undefined> {
     try {
-      return appOf((await query(text, values))[0]);
+      return appOf((await query(text, values))[0], cipher);
     } catch (error) {
       if (!isUniqueViolation(error)) throw error;
       const detail = typeof error.detail === 'string' ? error.detail : error.message;
@@ -111,22 +123,24 @@ export function createQueries(query: Query, table: string): Queries {
   }
 
   async function get(id: string): Promise<StoredApp | undefined> {
-    return appOf((await query(`SELECT * FROM ${table} WHERE id = $1`, [id]))[0]);
+    return appOf((await query(`SELECT * FROM ${table} WHERE id = $1`, [id]))[0], cipher);
   }
 
   async function update(id: string, changes: Partial<Record<keyof AppFields, unknown>>): Promise<StoredApp> {
     const checked = checkFields(changes, false);
     if (!checked.ok) throw invalid(checked.error);
     const entries = Object.entries(checked.value);
-    if (entries.length === 0) {
+    // A new secret is sealed with this store's key: the row must open with it first, or it would end up holding
+    // values sealed by two keys (get refuses a row the key cannot open).
+    if (entries.length === 0 || 'secret' in checked.value) {
       const existing = await get(id);
       if (!existing) throw notFound(id);
-      return existing;
+      if (entries.length === 0) return existing;
     }
     const sets = entries.map(([column], index) => `${column} = $${index + 2}`);
     const updated = await write(
       `UPDATE ${table} SET ${sets.join(', ')}, updated_at = now() WHERE id = $1 RETURNING *`,
-      [id, ...entries.map(([column, value]) => toSql(column, value))],
+      [id, ...entries.map(([column, value]) => toSql(column, value, cipher))],
     );
     if (!updated) throw notFound(id);
     return updated;
@@ -143,7 +157,7 @@ export function createQueries(query: Query, table: string): Queries {
       const added = await write(
         `INSERT INTO ${table} (${entries.map(([column]) => column).join(', ')})
          VALUES (${entries.map((_, index) => `$${index + 1}`).join(', ')}) RETURNING *`,
-        entries.map(([column, value]) => toSql(column, value)),
+        entries.map(([column, value]) => toSql(column, value, cipher)),
       );
       // INSERT … RETURNING answers the row it inserted, or fails.
       if (!added) throw new AppStorePostgresError('unavailable', `app ${checked.value.id} was not added`);
@@ -159,7 +173,13 @@ export function createQueries(query: Query, table: string): Queries {
       const secret = rotation.secret ?? generateSecret();
       const checked = checkFields({ secret }, false);
       if (!checked.ok) throw invalid(checked.error);
-      const rotated = await write(rotationSql(table), [id, secret, rotation.graceSeconds]);
+      // The replaced secret moves to previous_secrets as stored: it must be sealed by this store's key too.
+      if (!(await get(id))) throw notFound(id);
+      const rotated = await write(rotationSql(table), [
+        id,
+        sealSecret(secret, cipher),
+        rotation.graceSeconds,
+      ]);
       if (!rotated) throw notFound(id);
       // The replaced secret is the entry appended last.
       const previousValidUntil =

@@ -1,20 +1,29 @@
-import type { PreviousSecret } from '@herald/protocol-core';
 import type { StoredApp } from './columns.js';
+import { isObject } from './internal/is-object.js';
 import type { Logger } from './logger.js';
 import type { Row } from './row.js';
 
-/** A row whose `previous_secrets` holds entries past their time: what it holds, and what is still valid. */
+/**
+ * A row whose `previous_secrets` holds entries past their time: what it holds, and the entries still valid, both
+ * as stored (sealed with a key), so dropping the expired ones never writes a secret back in plaintext.
+ */
 export interface ExpiredSecrets {
   readonly id: string;
   readonly stored: readonly unknown[];
-  readonly kept: readonly PreviousSecret[];
+  readonly kept: readonly unknown[];
 }
 
 /** The expired entries of a row just read, when it has any (`app` is the row as parsed: valid entries only). */
 export function expiredSecretsOf(row: Readonly<Row>, app: StoredApp): ExpiredSecrets | undefined {
   const stored = row.previous_secrets;
-  const kept = app.previous_secrets ?? [];
-  return Array.isArray(stored) && stored.length !== kept.length ? { id: app.id, stored, kept } : undefined;
+  const valid = app.previous_secrets ?? [];
+  if (!Array.isArray(stored) || stored.length === valid.length) return undefined;
+  // The parse kept exactly the entries whose `until` is ahead; the same `until`s pick them out of the stored list.
+  const untils = new Set(valid.map((entry) => entry.until));
+  const kept = stored.filter(
+    (entry) => isObject(entry) && typeof entry.until === 'string' && untils.has(Date.parse(entry.until)),
+  );
+  return { id: app.id, stored, kept };
 }
 
 /** Options of {@link createSecretExpiry}. */
@@ -60,14 +69,10 @@ export function createSecretExpiry(options: SecretExpiryOptions): SecretExpiry {
     // Only rows still as read are touched, so a rotation that happened meanwhile is never undone.
     async drop(rows) {
       for (const { id, stored, kept } of rows) {
-        const entries = kept.map((entry) => ({
-          secret: entry.secret,
-          until: new Date(entry.until).toISOString(),
-        }));
         await options
           .query(
             `UPDATE ${options.table} SET previous_secrets = $2::jsonb WHERE id = $1 AND previous_secrets = $3::jsonb`,
-            [id, JSON.stringify(entries), JSON.stringify(stored)],
+            [id, JSON.stringify(kept), JSON.stringify(stored)],
           )
           .catch((error: unknown) =>
             options.logger.debug('dropping expired secrets failed', { scope: 'app_store', error }),

@@ -1,11 +1,15 @@
 import { parseRow, type StoredApp } from './columns.js';
 import type { Connection, ConnectionHooks } from './connection.js';
+import { AppStorePostgresError } from './errors.js';
 import { createHealthCheck } from './health-check.js';
+import { describeOpenProblem, type InTransaction, sealPlaintextRows } from './key-rotation.js';
 import type { Logger } from './logger.js';
 import type { AppStoreMetrics } from './metrics.js';
 import type { TableNames } from './migration.js';
 import { createOutage } from './outage.js';
 import type { Row } from './row.js';
+import { hasPlaintext, openRow } from './sealed-row.js';
+import type { SecretCipher } from './secret-cipher.js';
 import { createSecretExpiry, type ExpiredSecrets, expiredSecretsOf } from './secret-expiry.js';
 
 /** Options of {@link createWatcher}: the store's connection, and the timings of the store's options. */
@@ -18,11 +22,19 @@ export interface WatcherOptions {
   readonly maxReconnectDelayMs: number;
   readonly healthCheckMs: number;
   readonly healthTimeoutMs: number;
+  /** Opens sealed secrets; without it, a sealed row refuses the load. */
+  readonly cipher: SecretCipher | undefined;
+  /** Runs work in one transaction under the store's lock (sealing plaintext rows). */
+  readonly inTransaction: InTransaction;
 }
 
 /** Reads the apps, and while anyone watches, keeps reading them as they change: the store's `AppStore` side. */
 export interface Watcher extends ConnectionHooks {
-  /** Reads every app (malformed rows skipped) and keeps them as the current list. */
+  /**
+   * Reads every app (malformed rows skipped) and keeps them as the current list. With a key, plaintext secrets are
+   * sealed first.
+   * @throws {AppStorePostgresError} `key_required` or `wrong_key` for a row whose secrets cannot be opened.
+   */
   read(): Promise<readonly StoredApp[]>;
   watch(listener: (apps: readonly StoredApp[]) => void): () => void;
   current(): readonly StoredApp[];
@@ -35,16 +47,51 @@ interface ReadRows {
   readonly apps: StoredApp[];
   readonly skipped: number;
   readonly expired: ExpiredSecrets[];
+  /** Whether any row still holds a secret in plaintext. */
+  readonly plaintext: boolean;
 }
 
-/** Parses every row read; a malformed one is skipped with a warning naming the app and the column. */
-function parseRows(rows: readonly Row[], logger: Logger): ReadRows {
+/** How rows are read: with which key, and what to do with a row that key cannot open. */
+interface ParseRowsOptions {
+  readonly logger: Logger;
+  readonly cipher: SecretCipher | undefined;
+  /**
+   * The apps as last read, kept for a row the key cannot open (a re-read while another node re-keyed the
+   * store); undefined to refuse such a row instead (the first read: nothing is served from garbage).
+   */
+  readonly known: ReadonlyMap<string, StoredApp> | undefined;
+}
+
+/**
+ * Parses every row read; a malformed one is skipped with a warning naming the app and the column. A row whose
+ * secrets the key cannot open is refused (first read), or its version already loaded is kept, with an error.
+ */
+function parseRows(rows: readonly Row[], options: ParseRowsOptions): ReadRows {
+  const { logger, cipher, known } = options;
   const now = Date.now();
   const apps: StoredApp[] = [];
   const expired: ExpiredSecrets[] = [];
   let skipped = 0;
+  let plaintext = false;
   for (const row of rows) {
-    const parsed = parseRow(row, now);
+    const opened = openRow(row, cipher);
+    if (!opened.ok) {
+      const reason = describeOpenProblem(opened.error, row, cipher);
+      const code = opened.error.problem === 'corrupt' ? 'invalid_app' : opened.error.problem;
+      if (!known) throw new AppStorePostgresError(code, reason);
+      const kept = known.get(opened.error.appId);
+      logger.error(
+        kept
+          ? 'app row cannot be decrypted: serving the version already loaded'
+          : 'app row cannot be decrypted: not served',
+        { scope: 'app_store', appId: opened.error.appId, column: opened.error.column, reason },
+      );
+      if (kept) apps.push(kept);
+      else skipped += 1;
+      continue;
+    }
+    if (cipher && hasPlaintext(row)) plaintext = true;
+    const parsed = parseRow(opened.value, now);
     if (!parsed.ok) {
       skipped += 1;
       logger.warn('app row skipped', {
@@ -59,7 +106,7 @@ function parseRows(rows: readonly Row[], logger: Logger): ReadRows {
     const stale = expiredSecretsOf(row, parsed.value);
     if (stale) expired.push(stale);
   }
-  return { apps, skipped, expired };
+  return { apps, skipped, expired, plaintext };
 }
 
 /**
@@ -96,17 +143,42 @@ export function createWatcher(options: WatcherOptions): Watcher {
     reread: () => scheduleRead(),
   });
 
-  async function read(): Promise<readonly StoredApp[]> {
-    const rows = await connection.query(`SELECT * FROM ${names.qualified} ORDER BY id`);
-    const result = parseRows(rows, logger);
+  const select = () => connection.query(`SELECT * FROM ${names.qualified} ORDER BY id`);
+
+  /** Seals plaintext secrets (a first start with a key, or a row written in plaintext by another tool). */
+  function seal(cipher: SecretCipher): Promise<number> {
+    return sealPlaintextRows(options.inTransaction, names.qualified, cipher).then((written) => {
+      if (written > 0) logger.info('app secrets encrypted', { scope: 'app_store', rows: written });
+      return written;
+    });
+  }
+
+  /**
+   * Reads every row. `strict` (a load) refuses a row the key cannot open and seals plaintext rows before
+   * answering; a re-read keeps the loaded version of such a row and seals plaintext in the background.
+   */
+  async function readRows(strict: boolean): Promise<readonly StoredApp[]> {
+    const { cipher } = options;
+    let rows = await select();
+    if (strict && cipher && rows.some(hasPlaintext) && (await seal(cipher)) > 0) rows = await select();
+    const known = strict ? undefined : new Map(apps.map((app) => [app.id, app]));
+    const result = parseRows(rows, { logger, cipher, known });
     metrics?.skippedRows(result.skipped);
     apps = result.apps;
     if (listeners.size > 0) {
       expiry.schedule(result.apps);
       if (result.expired.length > 0) void expiry.drop(result.expired);
+      if (cipher && result.plaintext && !strict) {
+        // The write notifies, and the re-read it causes finds the rows sealed: no loop.
+        seal(cipher).catch((error: unknown) =>
+          logger.error('encrypting app secrets failed', { scope: 'app_store', error }),
+        );
+      }
     }
     return result.apps;
   }
+
+  const read = () => readRows(true);
 
   function emit(): void {
     for (const listener of listeners) {
@@ -124,7 +196,7 @@ export function createWatcher(options: WatcherOptions): Watcher {
       readAgain = true;
       return;
     }
-    reading = read()
+    reading = readRows(false)
       .then(emit, (error: unknown) => {
         // A read that fails with the connection gone is retried by the reconnect, which re-reads everything.
         logger.debug('app store read failed', { scope: 'app_store', error });
@@ -151,7 +223,7 @@ export function createWatcher(options: WatcherOptions): Watcher {
     if (closed || listeners.size === 0) return;
     try {
       await listen();
-      await read();
+      await readRows(false);
     } catch (error) {
       logger.debug('app store connection failed', {
         scope: 'app_store',

@@ -93,6 +93,29 @@ describe('health and metrics', () => {
     expect(response.headers.get('content-type')).toBe(MEMORY_BACKEND_METRICS.contentType);
     expect(await response.text()).toBe(MEMORY_BACKEND_METRICS.body);
   });
+
+  it('asks for the metrics token when one is set: 401 JSON without it or with another, the text with it', async () => {
+    const token = 'metrics-token-0123456789';
+    const api = apiWith({ metrics: { token } });
+    const attempts: Record<string, string>[] = [
+      {},
+      { authorization: 'Bearer metrics-token-012345678' },
+      { authorization: token },
+    ];
+    for (const headers of attempts) {
+      const refused = await api.request('/metrics', { headers });
+      expect(refused.status).toBe(401);
+      expect(refused.headers.get('www-authenticate')).toBe('Bearer realm="metrics"');
+      expect(await refused.json()).toEqual({ error: 'Unauthorized' });
+    }
+    const allowed = await api.request('/metrics', { headers: { authorization: `Bearer ${token}` } });
+    expect(allowed.status).toBe(200);
+    expect(await allowed.text()).toBe(MEMORY_BACKEND_METRICS.body);
+  });
+
+  it('does not answer /metrics when it is served on a port of its own', async () => {
+    expect((await apiWith({ metrics: { served: false } }).request('/metrics')).status).toBe(404);
+  });
 });
 
 describe('POST /apps/{id}/events', () => {
@@ -330,13 +353,38 @@ describe('auth, apps and routes', () => {
     expect(backend.published).toEqual([]);
   });
 
-  it('answers 401 to a body_md5 that does not match the body', async () => {
+  it('answers a body_md5 that does not match the body as any bad signature: 401 without saying which part', async () => {
     const path = signed('POST', '/apps/1/events', { body }).replace(md5Hex(body), md5Hex('{}'));
     const response = await post(apiWith(), path, body, {});
     expect(response.status).toBe(401);
-    expect(await response.json()).toEqual({
-      error: 'Unauthorized: body_md5 does not match the request body',
+    const foreign = await post(
+      apiWith(),
+      signed('POST', '/apps/1/events', { body, secret: 'foreign' }),
+      body,
+      {},
+    );
+    const unsigned = await post(
+      apiWith(),
+      signed('POST', '/apps/1/events', { body }).replace(/&?body_md5=[0-9a-f]+/, ''),
+      body,
+      {},
+    );
+    const answers = [await response.json(), await foreign.json(), await unsigned.json()];
+    expect(answers).toEqual(Array(3).fill({ error: 'Unauthorized: invalid signature' }));
+    for (const answer of answers) expect(JSON.stringify(answer)).not.toMatch(/md5|body|secret/i);
+  });
+
+  it('answers an expired timestamp and a foreign auth_key as Pusher does, and a wrong bearer token plainly', async () => {
+    const stale = signed('POST', '/apps/1/events', { body, timestamp: Math.floor(Date.now() / 1000) - 601 });
+    expect(await (await post(apiWith(), stale, body, {})).json()).toEqual({
+      error: 'Unauthorized: timestamp expired (not within 600 seconds of server time)',
     });
+    const foreignKey = signed('POST', '/apps/1/events', { body, key: 'off-key' });
+    expect(await (await post(apiWith(), foreignKey, body, {})).json()).toEqual({
+      error: 'Unauthorized: unknown auth_key',
+    });
+    const bearer = await post(apiWith(), '/apps/1/events', body, { authorization: 'Bearer app-secre' });
+    expect(await bearer.json()).toEqual({ error: 'Unauthorized: invalid token' });
   });
 
   it('answers 403 to an authenticated request for a disabled app', async () => {

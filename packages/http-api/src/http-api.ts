@@ -3,6 +3,7 @@ import { type ApiApp, type AppLookup, appLookupOf } from './api-app.js';
 import type { HttpApiEnv } from './api-env.js';
 import type { RealtimeBackend } from './backend.js';
 import { type Logger, silentLogger } from './logger.js';
+import type { MetricsAccess } from './metrics-access.js';
 import { resolveApp } from './middleware/app.js';
 import { authenticate } from './middleware/auth.js';
 import { applyCors } from './middleware/cors.js';
@@ -33,6 +34,8 @@ export interface HttpApiOptions {
   readonly rateLimits?: RateLimitOptions | undefined;
   /** Receives structured logs; silent by default. */
   readonly logger?: Logger | undefined;
+  /** Who may read `/metrics`: a bearer token, or not served here at all (a port of its own). Open by default. */
+  readonly metrics?: MetricsAccess | undefined;
   /** Called after every request is answered (errors and 404s included). */
   readonly onRequest?: ((request: HttpApiRequest) => void) | undefined;
 }
@@ -74,7 +77,7 @@ export function createHttpApi(options: HttpApiOptions): Hono<HttpApiEnv> {
   api.get('/up', answerHealthy);
   api.get('/pusher/health', answerHealthy);
   api.get('/ready', answerReady(backend));
-  api.get('/metrics', answerMetrics(backend));
+  if (options.metrics?.served !== false) api.get('/metrics', answerMetrics(backend, options.metrics));
 
   // In this order: the app is found (404), CORS answers preflights before auth, then body, auth and read limits.
   api.use('/apps/:appId/*', resolveApp(appLookupOf(options.apps)));

@@ -19,9 +19,23 @@ export {
 export { createHttpApi, type HttpApiEnv, type HttpApiOptions, type HttpApiRequest } from './http-api.js';
 export { type LogFields, type Logger, silentLogger } from './logger.js';
 export {
+  createMetricsHandler,
+  hasMetricsToken,
+  type MetricsAccess,
+  type MetricsAnswer,
+  type MetricsHandler,
+} from './metrics-access.js';
+export {
   memoryRateLimitStore,
   type RateLimitBudget,
   type RateLimitOptions,
   type RateLimitStore,
 } from './rate-limits.js';
-export { type AuthScheme, authenticateRequest, type IncomingRequest } from './request-auth.js';
+export {
+  type AuthRefusal,
+  type AuthScheme,
+  authenticateRequest,
+  checkRequestAuth,
+  type IncomingRequest,
+  publicAuthMessage,
+} from './request-auth.js';

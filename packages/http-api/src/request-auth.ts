@@ -1,5 +1,6 @@
 import {
   acceptedSecrets,
+  DefaultLimits,
   fail,
   ok,
   type RawRequestToVerify,
@@ -29,6 +30,31 @@ export interface IncomingRequest {
 
 /** How a request proved it comes from the app's owner. */
 export type AuthScheme = 'bearer' | 'signature';
+
+/** Why a request was refused: the signature check's reason, or a bearer token that is not a secret of the app. */
+export interface AuthRefusal {
+  readonly reason: RequestAuthError['reason'] | 'bad_token';
+  /** The full reason, for the server's log only: the client's answer says less (see `publicAuthMessage`). */
+  readonly message: string;
+}
+
+// What a refused client is told: no more than Pusher's own API says (which auth_key, an expired timestamp), and
+// never which part of a well-formed signature was wrong (body_md5, version, a missing parameter): all of those
+// are "invalid signature", so the answer does not help forge one.
+const PUBLIC_MESSAGES: Readonly<Record<AuthRefusal['reason'], string>> = {
+  missing_param: 'Unauthorized: invalid signature',
+  unsupported_version: 'Unauthorized: invalid signature',
+  body_md5_mismatch: 'Unauthorized: invalid signature',
+  bad_signature: 'Unauthorized: invalid signature',
+  key_mismatch: 'Unauthorized: unknown auth_key',
+  stale_timestamp: `Unauthorized: timestamp expired (not within ${DefaultLimits.requestTimestampGraceSeconds} seconds of server time)`,
+  bad_token: 'Unauthorized: invalid token',
+};
+
+/** The message a refused request is answered with (the 401 body's `error`). */
+export function publicAuthMessage(refusal: AuthRefusal): string {
+  return PUBLIC_MESSAGES[refusal.reason];
+}
 
 const BEARER = /^Bearer\s+(.+)$/i;
 
@@ -69,11 +95,17 @@ export function verifyQuerySignature(
  * authenticateRequest(app, { method: 'GET', url: new URL('http://h/apps/1/channels'), authorization: 'Bearer s', body })
  */
 export function authenticateRequest(app: ApiApp, request: IncomingRequest): Result<AuthScheme, string> {
+  const checked = checkRequestAuth(app, request);
+  return checked.ok ? checked : fail(checked.error.message);
+}
+
+/** {@link authenticateRequest} with the reason of a refusal, to answer it without telling too much. */
+export function checkRequestAuth(app: ApiApp, request: IncomingRequest): Result<AuthScheme, AuthRefusal> {
   const bearer = request.authorization ? BEARER.exec(request.authorization.trim()) : null;
   if (bearer) {
     return bearerMatches(app, bearer[1] as string)
       ? ok('bearer')
-      : fail('Bearer token does not match the app');
+      : fail({ reason: 'bad_token', message: 'Bearer token does not match the app' });
   }
   const verified = verifyQuerySignature(app, {
     method: request.method,
@@ -82,5 +114,5 @@ export function authenticateRequest(app: ApiApp, request: IncomingRequest): Resu
     body: request.body,
     ...(request.now === undefined ? {} : { now: request.now }),
   });
-  return verified.ok ? ok('signature') : fail(verified.error.message);
+  return verified.ok ? ok('signature') : fail(verified.error);
 }

@@ -3,7 +3,7 @@ import type { HttpApiEnv } from '../api-env.js';
 import { HttpApiError } from '../errors.js';
 import { readBodyWithin } from '../internal/read-body.js';
 import type { Logger } from '../logger.js';
-import { authenticateRequest } from '../request-auth.js';
+import { checkRequestAuth, publicAuthMessage } from '../request-auth.js';
 import type { TakeRateLimit } from './rate-limit.js';
 
 /** What {@link authenticate} needs. */
@@ -28,7 +28,7 @@ export function authenticate(options: AuthOptions): MiddlewareHandler<HttpApiEnv
       throw new HttpApiError('payload_too_large', `Request body is larger than ${maxRequestSize} bytes`);
     }
     c.set('body', body.value);
-    const auth = authenticateRequest(app, {
+    const auth = checkRequestAuth(app, {
       method: c.req.method,
       url: new URL(c.req.url),
       authorization: c.req.header('authorization'),
@@ -36,8 +36,9 @@ export function authenticate(options: AuthOptions): MiddlewareHandler<HttpApiEnv
       prefix,
     });
     if (!auth.ok) {
-      logger.info('request refused: bad auth', { appId: app.id, reason: auth.error });
-      throw new HttpApiError('unauthorized', `Unauthorized: ${auth.error}`);
+      // The log says exactly what was wrong (for the operator); the answer only what Pusher's API would.
+      logger.info('request refused: bad auth', { appId: app.id, reason: auth.error.message });
+      throw new HttpApiError('unauthorized', publicAuthMessage(auth.error));
     }
     if (!app.enabled) throw new HttpApiError('app_disabled', `App ${app.id} is disabled`);
     if (c.req.method === 'GET') await takeRateLimit(c, 'read_requests', 1);

@@ -2,6 +2,7 @@ import type { Handler } from 'hono';
 import type { HttpApiEnv } from '../api-env.js';
 import type { RealtimeBackend } from '../backend.js';
 import { sendJson } from '../internal/respond.js';
+import { createMetricsHandler, type MetricsAccess } from '../metrics-access.js';
 
 const HEALTHY = { health: 'OK' } as const;
 const READY = { ready: true } as const;
@@ -18,10 +19,11 @@ export function answerReady(backend: RealtimeBackend): Handler<HttpApiEnv> {
   return (c) => (backend.ready?.() === false ? sendJson(c, NOT_READY, 503) : sendJson(c, READY));
 }
 
-/** Creates the `/metrics` route, which answers the backend's metrics text as it is. */
-export function answerMetrics(backend: RealtimeBackend): Handler<HttpApiEnv> {
+/** Creates the `/metrics` route: the backend's metrics text as it is, behind a bearer token when one is set. */
+export function answerMetrics(backend: RealtimeBackend, access: MetricsAccess = {}): Handler<HttpApiEnv> {
+  const scrape = createMetricsHandler(backend, access);
   return async (c) => {
-    const metrics = await backend.metrics();
-    return c.body(metrics.body, 200, { 'Content-Type': metrics.contentType });
+    const answer = await scrape(c.req.header('authorization'));
+    return c.body(answer.body, answer.status === 401 ? 401 : 200, answer.headers);
   };
 }
