@@ -11,13 +11,20 @@ import type { ServerContext } from './state.js';
 /** What happens to a socket whose unsent bytes pass the limit. */
 export type SlowConsumerPolicy = 'close' | 'drop';
 
-// Often enough that a stalled reader is closed well before the transport's cap (twice the limit) at any publish
-// rate a node sustains; one native call per socket, so 10 000 sockets cost well under a millisecond a sweep.
+// One native call per socket, so 10 000 sockets cost well under a millisecond a sweep. A stalled reader holds at
+// most the limit plus what was published to it within one sweep.
 const SWEEP_EVERY_MS = 100;
 
-/** The transport's backpressure cap for a policy: twice the limit when closing (room for the close), else the limit. */
+// Room above the limit for frames published to a socket between two sweeps, and then for its `pusher:error` and
+// close frame (a transport drops every frame past its cap, the close frame too): 8 MiB is 80 MB/s to one socket.
+const CLOSE_HEADROOM_BYTES = 8 * 1024 * 1024;
+
+/**
+ * The transport's backpressure cap (frames past it are dropped): with `close`, the limit plus room for what arrives
+ * before the sweep closes the socket; with `drop`, the limit itself.
+ */
 export function backpressureCap(limit: number, policy: SlowConsumerPolicy): number {
-  return policy === 'close' ? limit * 2 : limit;
+  return policy === 'close' ? limit + Math.max(limit, CLOSE_HEADROOM_BYTES) : limit;
 }
 
 /** The sweep's timer. */
