@@ -52,12 +52,20 @@ export const serverSchema = z
     /** Upgrades one client address may make per second (a token bucket, one second's burst). 0 is off. */
     max_upgrades_per_ip_per_second: z.number().min(0).default(0),
     /** Proxies (addresses or CIDR ranges) whose X-Forwarded-For names the client address. */
-    trusted_proxies: z.array(z.string()).default([]).superRefine((entries, ctx) => {
-      const parsed = parseTrustedProxies(entries);
-      if (!parsed.ok) ctx.addIssue({ code: 'custom', path: [parsed.error.index], message: parsed.error.message });
-    }),
+    trusted_proxies: z
+      .array(z.string())
+      .default([])
+      .superRefine((entries, ctx) => {
+        const parsed = parseTrustedProxies(entries);
+        if (!parsed.ok)
+          ctx.addIssue({ code: 'custom', path: [parsed.error.index], message: parsed.error.message });
+      }),
     /** Unsent bytes one socket may have before `slow_consumer` applies (1 MiB). */
-    max_buffered_bytes_per_socket: z.number().int().min(16_384).default(1024 * 1024),
+    max_buffered_bytes_per_socket: z
+      .number()
+      .int()
+      .min(16_384)
+      .default(1024 * 1024),
     /** `close`: a socket over the limit is closed with 4100; `drop`: frames to it are dropped until it catches up. */
     slow_consumer: z.enum(['close', 'drop'], { error: 'must be "close" or "drop"' }).default('close'),
   })

@@ -78,7 +78,10 @@ describe('servers.<name> abuse limits', () => {
 describe('applications[].authorized_connections', () => {
   it('maps the setting with its 30 s default, and leaves it off when absent', () => {
     const config = configSchema.parse({
-      applications: [{ ...app, authorized_connections: { enabled: true } }, { ...app, id: 'b', key: 'kb' }],
+      applications: [
+        { ...app, authorized_connections: { enabled: true } },
+        { ...app, id: 'b', key: 'kb' },
+      ],
     });
     const [on, absent] = config.applications.map((each) => toRealtimeApp(each, config.rate_limiter));
     expect(on?.authorizedConnections).toEqual({ enabled: true, timeoutSeconds: 30 });

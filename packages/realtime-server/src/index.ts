@@ -1,7 +1,13 @@
-export type { AppHistory, AuthorizedConnections, ClientEventSenders, RealtimeApp, ResolvedApp } from './app.js';
+export type {
+  AppHistory,
+  AuthorizedConnections,
+  ClientEventSenders,
+  RealtimeApp,
+  ResolvedApp,
+} from './app.js';
 export { type AppStore, createStaticAppStore } from './app-store.js';
-export { parseTrustedProxies, type TrustedProxies } from './client-address.js';
 export { ApplicationEventEmitter, type ApplicationEvents } from './application-events.js';
+export { parseTrustedProxies, type TrustedProxies } from './client-address.js';
 export { isRealtimeServerError, RealtimeServerError, type RealtimeServerErrorCode } from './errors.js';
 export {
   createMemoryHistory,

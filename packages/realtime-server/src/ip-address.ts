@@ -1,8 +1,8 @@
 // IP addresses and ranges as bytes, so IPv4, IPv6 and IPv4-mapped IPv6 (`::ffff:127.0.0.1`, which a dual-stack
 // socket reports for an IPv4 client) compare as the same address. Pure: no sockets, no DNS.
 
-import { fail, ok, type Result } from '@herald/protocol-core';
 import { isIPv4, isIPv6 } from 'node:net';
+import { fail, ok, type Result } from '@herald/protocol-core';
 
 /** An address: 4 bytes (IPv4, also for IPv4-mapped IPv6) or 16 bytes (IPv6). */
 export type IpBytes = Uint8Array;

@@ -5,14 +5,14 @@
 import { type ClusterAdapter, createSocketIdGenerator } from '@herald/protocol-core';
 import type { RealtimeApp, ResolvedApp } from './app.js';
 import { ApplicationEventEmitter } from './application-events.js';
+import { parseTrustedProxies } from './client-address.js';
 import { SingleNode } from './cluster/single-node.js';
+import { RealtimeServerError } from './errors.js';
 import { createMemoryHistory } from './history/memory-history.js';
 import type { ChannelHistory } from './history/types.js';
 import type { FastHttpHandler, FetchHandler } from './http-bridge.js';
 import { type Logger, silentLogger } from './logger.js';
 import { ServerMetrics } from './metrics.js';
-import { parseTrustedProxies } from './client-address.js';
-import { RealtimeServerError } from './errors.js';
 import { createAddressLimits } from './server/address-limits.js';
 import { admit, socketData } from './server/admission.js';
 import { type AppChange, type AppChanges, removeApp, setApps, upsertApp } from './server/app-changes.js';

@@ -4,7 +4,9 @@ import { fullBucket, isFull, takeToken } from './token-bucket.js';
 describe('takeToken', () => {
   it('lets a burst through, then refuses with the seconds until the next token', () => {
     const bucket = fullBucket(3, 0);
-    expect([takeToken(bucket, 3, 3, 0), takeToken(bucket, 3, 3, 0), takeToken(bucket, 3, 3, 0)]).toEqual([0, 0, 0]);
+    expect([takeToken(bucket, 3, 3, 0), takeToken(bucket, 3, 3, 0), takeToken(bucket, 3, 3, 0)]).toEqual([
+      0, 0, 0,
+    ]);
     expect(takeToken(bucket, 3, 3, 0)).toBe(1);
   });
 

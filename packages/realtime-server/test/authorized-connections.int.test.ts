@@ -48,7 +48,8 @@ describe('authorised connections', () => {
     // Opened together with the idle ones: once those are closed, the deadline has passed for these as well.
     await idle.closed;
     await publicOnly.closed;
-    for (const client of [signedIn, privateSubscriber, presenceMember]) expect(await client.isServed()).toBe(true);
+    for (const client of [signedIn, privateSubscriber, presenceMember])
+      expect(await client.isServed()).toBe(true);
     const metric = await started.server.metrics.registry
       .getSingleMetric('herald_unauthorized_connections_closed_total')
       ?.get();

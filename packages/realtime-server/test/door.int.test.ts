@@ -11,7 +11,12 @@ import { APP, TEST_TRANSPORT } from './support.js';
 /** How an upgrade ended: opened (with the socket, to close later), or refused with an HTTP status. */
 type Attempt =
   | { readonly opened: true; readonly ws: WebSocket }
-  | { readonly opened: false; readonly status: number; readonly retryAfter: string | undefined; body: string };
+  | {
+      readonly opened: false;
+      readonly status: number;
+      readonly retryAfter: string | undefined;
+      body: string;
+    };
 
 function attempt(
   port: number,
@@ -60,7 +65,13 @@ describe('per-address limits at the upgrade', () => {
   let pacedPort: number;
 
   beforeAll(async () => {
-    const base = { host: '::', port: 0, processMetrics: false, transport: TEST_TRANSPORT, apps: [{ ...APP }] };
+    const base = {
+      host: '::',
+      port: 0,
+      processMetrics: false,
+      transport: TEST_TRANSPORT,
+      apps: [{ ...APP }],
+    };
     capped = createRealtimeServer({ ...base, maxConnectionsPerIp: 1, trustedProxies: ['127.0.0.1'] });
     cappedPort = await capped.listen();
     // 0.2 a second: one upgrade, then the next token is 5 s away (the test never waits for it).
@@ -127,7 +138,11 @@ describe('per-address limits at the upgrade', () => {
 
   it('refuses a trusted_proxies entry that is not an address or range', () => {
     expect(() =>
-      createRealtimeServer({ apps: [{ ...APP }], processMetrics: false, trustedProxies: ['10.0.0.0/8', 'lb'] }),
+      createRealtimeServer({
+        apps: [{ ...APP }],
+        processMetrics: false,
+        trustedProxies: ['10.0.0.0/8', 'lb'],
+      }),
     ).toThrow(/trustedProxies\[1\]: "lb" is not an IP address/);
   });
 });

@@ -103,11 +103,15 @@ describe('slow consumers', () => {
     expect(closes.find((close) => close.socketId === stalled.socketId)?.code).toBe(4100);
     expect(peak - before).toBeLessThan(RSS_GROWTH_BOUND);
     expect((await stalled.client.closed).code).toBe(4100);
-    expect(stalled.client.frames.filter((frame) => frame.event === 'pusher:error').map(errorCode)).toEqual([4100]);
+    expect(stalled.client.frames.filter((frame) => frame.event === 'pusher:error').map(errorCode)).toEqual([
+      4100,
+    ]);
     expect(ticks(stalled.client)).toBeLessThan(EVENTS);
     await until(() => healthy.ticks === EVENTS, { what: `all ${EVENTS} events at the healthy reader` });
     expect(await healthy.answers()).toBe(true);
-    const metric = await started.server.metrics.registry.getSingleMetric('herald_slow_consumers_closed_total')?.get();
+    const metric = await started.server.metrics.registry
+      .getSingleMetric('herald_slow_consumers_closed_total')
+      ?.get();
     expect(metric?.values[0]?.value).toBe(1);
   });
 

@@ -7,7 +7,7 @@ import { clientAddress, type TrustedProxies } from '../client-address.js';
 import { formatIp } from '../ip-address.js';
 import type { ServerMetrics } from '../metrics.js';
 import { fullBucket, isFull, type TokenBucket, takeToken } from '../token-bucket.js';
-import { type UpgradeRequest, UpgradeRefusal } from '../transport/types.js';
+import { UpgradeRefusal, type UpgradeRequest } from '../transport/types.js';
 
 /** The per-address limits; 0 turns one off. */
 export interface AddressLimitOptions {

@@ -5,7 +5,7 @@
 import { ErrorCode, encodeConnectionEstablished, isOriginAllowed } from '@herald/protocol-core';
 import { isPending } from '../cluster/pending.js';
 import { queryParam } from '../query-param.js';
-import { type UpgradeRequest, UpgradeRefusal } from '../transport/types.js';
+import { UpgradeRefusal, type UpgradeRequest } from '../transport/types.js';
 import { startAuthDeadline } from './authorization.js';
 import { clusterFailed, guard } from './guard.js';
 import { closeWith, send } from './send.js';

@@ -62,7 +62,12 @@ function closeSlowConsumers(ctx: ServerContext, limit: number): void {
         buffered,
       });
       // Closing removes the socket from `app.sockets` while it is iterated, which a Set allows.
-      closeWith(ws, app, ErrorCode.OverCapacity, `Connection is not reading fast enough (over ${limit} unsent bytes)`);
+      closeWith(
+        ws,
+        app,
+        ErrorCode.OverCapacity,
+        `Connection is not reading fast enough (over ${limit} unsent bytes)`,
+      );
     }
   }
 }

@@ -13,11 +13,11 @@ import { RealtimeServerError } from '../errors.js';
 import {
   type HttpExchange,
   type ResponseHeaders,
+  refusalBody,
   SendStatus,
   type Transport,
   type TransportOptions,
   type TransportSocket,
-  refusalBody,
   UpgradeRefusal,
 } from './types.js';
 
