@@ -108,8 +108,13 @@ export function createUwsTransport<Data>(uws: UwsModule, options: TransportOptio
         key: req.getParameter(0) ?? '',
         origin: req.getHeader('origin'),
         query: req.getQuery() ?? '',
-        remoteAddress: Buffer.from(res.getRemoteAddressAsText()).toString(),
-        forwardedFor: req.getHeader('x-forwarded-for'),
+        // Read only when per-address limits ask (the request is valid for this call, which the core answers in).
+        get remoteAddress() {
+          return Buffer.from(res.getRemoteAddressAsText()).toString();
+        },
+        get forwardedFor() {
+          return req.getHeader('x-forwarded-for');
+        },
       });
       if (data instanceof UpgradeRefusal) {
         refuse(res, data);
