@@ -16,7 +16,7 @@ function optionsOf(input: Record<string, unknown>) {
   return serverOptions(config, config.servers.herald!, {
     apps: [],
     metrics: new ServerMetrics({ processMetrics: false }),
-    http: { handler: () => new Response(), fast: () => false },
+    http: { handler: () => new Response(), fast: () => undefined },
     logger: silentLogger,
   });
 }
