@@ -1,6 +1,7 @@
 // The scenarios. Each takes a started target and returns one flat result object; every run is bounded in time
 // and count and stops by itself.
 import autocannon from 'autocannon';
+import WebSocket from 'ws';
 import { nowMicros } from './histogram.mjs';
 import { LoadPool, Publisher, sdkTriggerPool, signedEvent } from './load.mjs';
 
@@ -61,12 +62,57 @@ async function idle(target, { connections, processes, log }) {
 }
 
 /**
+ * Readers that subscribe to `channel` and then stop reading (their TCP sockets paused), as phones on a dead network
+ * do; opened in the load process, beside the pool. `ended()` tells how each one ended by the end of the run.
+ */
+async function stalledReaders(url, channel, count) {
+  const readers = await Promise.all(
+    Array.from(
+      { length: count },
+      () =>
+        new Promise((resolve, reject) => {
+          const ws = new WebSocket(url, { perMessageDeflate: false });
+          const reader = { ws, closeCode: undefined };
+          ws.on('close', (code) => {
+            reader.closeCode = code;
+          });
+          ws.on('error', reject);
+          ws.on('message', (raw) => {
+            const text = raw.toString();
+            if (text.includes('connection_established')) {
+              ws.send(JSON.stringify({ event: 'pusher:subscribe', data: { channel } }));
+            } else if (text.includes('subscription_succeeded')) {
+              ws.pause();
+              resolve(reader);
+            }
+          });
+        }),
+    ),
+  );
+  return {
+    ended: () => {
+      const closed = readers.filter((reader) => reader.closeCode !== undefined);
+      return {
+        stalled: readers.length,
+        stalled_closed: closed.length,
+        stalled_close_codes: [...new Set(closed.map((reader) => reader.closeCode))].join(' ') || 'open',
+      };
+    },
+    close: () => {
+      for (const reader of readers) reader.ws.terminate();
+    },
+  };
+}
+
+/**
  * Fan-out at full speed: signed REST triggers to one channel with `subscribers` sockets, as fast as the
- * deliveries keep up (at most `windowDeliveries` deliveries in flight), for `seconds`.
+ * deliveries keep up (at most `windowDeliveries` deliveries in flight), for `seconds`. `padding` bytes are added to
+ * each event's data; `stalled` readers that never read sit on the channel beside the subscribers (the figures are
+ * the subscribers' only).
  */
 async function fanout(
   target,
-  { subscribers, seconds, processes, log, windowDeliveries = 50_000, lanes = 4 },
+  { subscribers, seconds, processes, log, windowDeliveries = 50_000, lanes = 4, padding = 0, stalled = 0 },
 ) {
   const pool = await LoadPool.open(
     processes,
@@ -79,6 +125,8 @@ async function fanout(
     { log },
   );
   const subs = pool.connected;
+  const stalledSet = stalled > 0 ? await stalledReaders(target.url, 'fanout', stalled) : undefined;
+  const pad = padding > 0 ? ` ${'x'.repeat(padding)}` : '';
   const publisher = new Publisher(target.port, lanes);
   const window = Math.max(1, Math.floor(windowDeliveries / subs));
   let published = 0;
@@ -93,7 +141,7 @@ async function fanout(
         continue;
       }
       published++;
-      await publisher.trigger('fanout', 'tick', `@${nowMicros()}`);
+      await publisher.trigger('fanout', 'tick', `@${nowMicros()}${pad}`);
     }
   };
   const lanesDone = Promise.all(Array.from({ length: lanes }, lane));
@@ -122,9 +170,12 @@ async function fanout(
   await pool.stop();
   const totals = await pool.collect();
   publisher.close();
+  const stalledEnd = stalledSet?.ended();
+  stalledSet?.close();
   await pool.close();
   if (publisher.failed) log(`fan-out: ${publisher.failed} publishes failed (${publisher.lastError})`);
   return {
+    ...stalledEnd,
     subscribers: subs,
     publishes_s: round(publisher.ok / elapsed),
     deliveries_s: round(receivedInWindow / elapsed),
@@ -350,6 +401,20 @@ export function scenarios({ quick, maxConnections }) {
       name: 'fanout-5k',
       run: (t, o) => fanout(t, { ...o, subscribers: 5000, seconds: s(2, 10) }),
       figures: FANOUT_FIGURES,
+      lowerIsBetter: LATENCIES,
+    },
+    // The same fan-out with 2 KiB events, without and then with 4 readers that stopped reading on the channel: a
+    // stalled reader must not slow the others (Herald closes it with 4100 past max_buffered_bytes_per_socket).
+    {
+      name: 'fanout-padded',
+      run: (t, o) => fanout(t, { ...o, subscribers: 1000, padding: 2048, seconds: s(6, 10) }),
+      figures: FANOUT_FIGURES,
+      lowerIsBetter: LATENCIES,
+    },
+    {
+      name: 'fanout-stalled',
+      run: (t, o) => fanout(t, { ...o, subscribers: 1000, padding: 2048, stalled: 4, seconds: s(6, 10) }),
+      figures: [...FANOUT_FIGURES, 'stalled_closed', 'stalled_close_codes'],
       lowerIsBetter: LATENCIES,
     },
     {

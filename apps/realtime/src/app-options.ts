@@ -47,6 +47,14 @@ export function toRealtimeApp(app: ServedApp, limits: RealtimeConfig['rate_limit
           },
         }
       : {}),
+    ...(app.authorized_connections
+      ? {
+          authorizedConnections: {
+            enabled: app.authorized_connections.enabled,
+            timeoutSeconds: app.authorized_connections.timeout_seconds,
+          },
+        }
+      : {}),
   };
 }
 

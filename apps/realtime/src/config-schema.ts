@@ -1,3 +1,4 @@
+import { parseTrustedProxies } from '@herald/realtime-server';
 import { webhookBatchingSchema, webhookListSchema, webhookSettingsSchema } from '@herald/webhooks';
 import { z } from 'zod';
 
@@ -46,6 +47,27 @@ export const serverSchema = z
      * one needs `scaling.enabled`.
      */
     workers: z.number().int().min(1).max(256).default(1),
+    /** Open WebSockets one client address may hold on this node; over it the upgrade gets 429. 0 is off. */
+    max_connections_per_ip: z.number().int().min(0).default(0),
+    /** Upgrades one client address may make per second (a token bucket, one second's burst). 0 is off. */
+    max_upgrades_per_ip_per_second: z.number().min(0).default(0),
+    /** Proxies (addresses or CIDR ranges) whose X-Forwarded-For names the client address. */
+    trusted_proxies: z
+      .array(z.string())
+      .default([])
+      .superRefine((entries, ctx) => {
+        const parsed = parseTrustedProxies(entries);
+        if (!parsed.ok)
+          ctx.addIssue({ code: 'custom', path: [parsed.error.index], message: parsed.error.message });
+      }),
+    /** Unsent bytes one socket may have before `slow_consumer` applies (1 MiB). */
+    max_buffered_bytes_per_socket: z
+      .number()
+      .int()
+      .min(16_384)
+      .default(1024 * 1024),
+    /** `close`: a socket over the limit is closed with 4100; `drop`: frames to it are dropped until it catches up. */
+    slow_consumer: z.enum(['close', 'drop'], { error: 'must be "close" or "drop"' }).default('close'),
   })
   .strict();
 
@@ -58,6 +80,17 @@ export const historySchema = z
     enabled: z.boolean().default(false),
     max_events_per_channel: z.number().int().positive().max(100_000).default(100),
     max_age_seconds: z.number().positive().max(86_400).default(300),
+  })
+  .strict();
+
+/**
+ * Authorised connections (`applications[].authorized_connections`): a socket that neither signs in nor subscribes to
+ * a private or presence channel within `timeout_seconds` of `pusher:connection_established` is closed with 4009.
+ */
+export const authorizedConnectionsSchema = z
+  .object({
+    enabled: z.boolean().default(false),
+    timeout_seconds: z.number().positive().max(3600).default(30),
   })
   .strict();
 
@@ -100,6 +133,7 @@ export const applicationSchema = z
     max_frontend_events_per_second: z.number().positive().optional(),
     max_read_requests_per_second: z.number().positive().optional(),
     history: historySchema.optional(),
+    authorized_connections: authorizedConnectionsSchema.optional(),
   })
   .strict();
 

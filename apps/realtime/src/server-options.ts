@@ -35,6 +35,11 @@ export function serverOptions(
     activityTimeout: settings.activity_timeout,
     pingInterval: settings.ping_interval,
     maxRequestSize: settings.max_request_size,
+    maxConnectionsPerIp: settings.max_connections_per_ip,
+    maxUpgradesPerIpPerSecond: settings.max_upgrades_per_ip_per_second,
+    trustedProxies: settings.trusted_proxies,
+    maxBufferedBytesPerSocket: settings.max_buffered_bytes_per_socket,
+    slowConsumer: settings.slow_consumer,
     ...(tls.local_cert && tls.local_pk
       ? {
           tls: {

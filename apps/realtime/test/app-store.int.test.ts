@@ -224,6 +224,28 @@ describe('apps from PostgreSQL, changed with `realtime apps` while two nodes run
     await connectUntil(port(0), 'shop-key', 'connected');
   });
 
+  it('update: authorized_connections closes a socket that never authorises with 4009 after its timeout', async () => {
+    const updated = await apps(
+      'update',
+      'shop',
+      '--set',
+      'authorized_connections={"enabled":true,"timeout_seconds":1}',
+    );
+    expect(updated.code).toBe(0);
+    // The setting applies to sockets opened once a node has the change: try until a socket is closed with 4009.
+    const deadline = Date.now() + 20_000;
+    let closed: { code: number; opened: number; at: number } | undefined;
+    while (!closed && Date.now() < deadline) {
+      const { client, at: opened } = await connectUntil(port(1), 'shop-key', 'connected');
+      const ended = await Promise.race([closedWith(client), sleep(3000).then(() => undefined)]);
+      if (ended) closed = { code: ended.code, opened, at: ended.at };
+      else client.disconnect();
+    }
+    expect(closed?.code).toBe(4009);
+    expect((closed?.at ?? 0) - (closed?.opened ?? 0)).toBeGreaterThanOrEqual(900);
+    await apps('update', 'shop', '--set', 'authorized_connections=null');
+  });
+
   it('disable: open pusher-js sockets on both nodes are closed with 4003 within a second', async () => {
     const open = [
       await connectUntil(port(0), 'shop-key', 'connected'),

@@ -6,6 +6,7 @@ import { type RedisProcess, startRedis } from '@herald/test-kit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseAllDocuments } from 'yaml';
 import { z } from 'zod';
+import { configSchema, formatIssues } from '../src/config-schema.js';
 import { envSchema } from '../src/load-config.js';
 import { type RunningBin, runBin, startBin } from './run-bin.js';
 
@@ -354,6 +355,17 @@ describe('deploy/kubernetes', () => {
     expect(Number(deployment().spec.template.metadata.annotations['prometheus.io/port'])).toBe(port);
   });
 
+  it('sets the per-address limits together with trusted_proxies for the ingress, valid for the server', () => {
+    const parsed = configSchema.safeParse(mountedConfig().json);
+    expect(parsed.success ? [] : formatIssues(parsed.error.issues)).toEqual([]);
+    const server = parsed.success ? parsed.data.servers[parsed.data.default] : undefined;
+    expect(server?.max_connections_per_ip).toBeGreaterThan(0);
+    expect(server?.max_upgrades_per_ip_per_second).toBeGreaterThan(0);
+    // Behind the ingress every peer is the ingress: without trusted proxies the caps would hold all clients at once.
+    expect(server?.trusted_proxies.length).toBeGreaterThan(0);
+    expect(server?.slow_consumer).toBe('close');
+  });
+
   it('keeps the image command, and sets only environment variables that apps/realtime/src/load-config.ts reads', () => {
     expect(container().command).toBeUndefined();
     expect(container().args).toBeUndefined();
@@ -504,6 +516,12 @@ describe('deploy/ against a server started as the Deployment starts it', () => {
     expect(queried.size).toBeGreaterThanOrEqual(25);
     const missing = [...queried].filter((name) => !exposed.has(name));
     expect(missing).toEqual([]);
+  });
+
+  it('counts upgrades refused by the per-address limits, by reason, from the first scrape', () => {
+    for (const reason of ['connections_per_ip', 'upgrades_per_ip']) {
+      expect(exposition).toContain(`herald_upgrades_refused_total{reason="${reason}"} 0`);
+    }
   });
 
   it('exposes the metric the autoscaler’s prometheus-adapter rule turns into its custom metric', () => {

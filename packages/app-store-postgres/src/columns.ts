@@ -39,6 +39,8 @@ export interface StoredApp {
   readonly webhook_batching?: Record<string, unknown>;
   /** Channel history settings, kept as written (a JSON object: enabled, max_events_per_channel, max_age_seconds). */
   readonly history?: Record<string, unknown>;
+  /** Authorised-connections settings, kept as written (a JSON object: enabled, timeout_seconds). */
+  readonly authorized_connections?: Record<string, unknown>;
   /** Secrets replaced by `rotateSecret`, each accepted until `until` (epoch ms). Only unexpired ones are read. */
   readonly previous_secrets?: readonly PreviousSecret[];
 }
@@ -157,6 +159,7 @@ const KINDS: ColumnKinds = {
   webhooks: objects,
   webhook_batching: object,
   history: object,
+  authorized_connections: object,
 };
 
 const REQUIRED: ReadonlySet<string> = new Set<keyof AppFields>(['id', 'key', 'secret']);

@@ -61,6 +61,19 @@ export interface RealtimeApp {
    * what it missed. Off by default; frames of apps without it are unchanged.
    */
   readonly history?: AppHistory;
+  /**
+   * Authorised connections: a socket that neither signs in nor subscribes to a private or presence channel within
+   * the timeout (from `pusher:connection_established`) is closed with 4009. Off by default.
+   */
+  readonly authorizedConnections?: AuthorizedConnections;
+}
+
+/** An app's authorised-connections settings. */
+export interface AuthorizedConnections {
+  /** Default false. */
+  readonly enabled?: boolean;
+  /** Seconds a socket has to sign in or subscribe to a private or presence channel. Default 30. */
+  readonly timeoutSeconds?: number;
 }
 
 /** An app's history settings. */
@@ -98,6 +111,8 @@ export interface ResolvedApp {
   readonly connectionLimits: ConnectionLimits;
   /** Undefined when history is off: the fan-out checks only this. */
   readonly history: HistoryLimits | undefined;
+  /** Milliseconds a socket has to authorise itself; undefined when authorised connections are off. */
+  readonly authorizeWithinMs: number | undefined;
 }
 
 /** Server-wide fallbacks for per-app timing. */
@@ -140,6 +155,9 @@ export function resolveApp(app: RealtimeApp, fallbacks: AppFallbacks): ResolvedA
           maxEvents: app.history.maxEventsPerChannel ?? 100,
           maxAgeMs: (app.history.maxAgeSeconds ?? 300) * 1000,
         }
+      : undefined,
+    authorizeWithinMs: app.authorizedConnections?.enabled
+      ? (app.authorizedConnections.timeoutSeconds ?? 30) * 1000
       : undefined,
   };
 }

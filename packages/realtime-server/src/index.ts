@@ -1,6 +1,13 @@
-export type { AppHistory, ClientEventSenders, RealtimeApp, ResolvedApp } from './app.js';
+export type {
+  AppHistory,
+  AuthorizedConnections,
+  ClientEventSenders,
+  RealtimeApp,
+  ResolvedApp,
+} from './app.js';
 export { type AppStore, createStaticAppStore } from './app-store.js';
 export { ApplicationEventEmitter, type ApplicationEvents } from './application-events.js';
+export { parseTrustedProxies, type TrustedProxies } from './client-address.js';
 export { isRealtimeServerError, RealtimeServerError, type RealtimeServerErrorCode } from './errors.js';
 export {
   createMemoryHistory,
@@ -20,6 +27,7 @@ export {
   type PublishRequest,
   type RealtimeServer,
   type RealtimeServerOptions,
+  type SlowConsumerPolicy,
 } from './server.js';
 export { type CLibrary, describeCLibrary } from './transport/c-library.js';
 export {
@@ -34,6 +42,7 @@ export {
   type TransportOptions,
   type TransportPreference,
   type TransportSocket,
+  UpgradeRefusal,
   type UpgradeRequest,
 } from './transport/types.js';
 export { diagnoseNativeUws } from './transport/uws-diagnosis.js';

@@ -160,8 +160,30 @@ export class ServerMetrics {
     registers: [this.registry],
   });
 
+  // Abuse protection (per-address limits at the upgrade, slow consumers, authorised connections): counted without
+  // app labels, since a refused upgrade has no app yet.
+  readonly upgradesRefused = new Counter({
+    name: 'herald_upgrades_refused_total',
+    help: 'WebSocket upgrades answered 429 by a per-address limit, by reason (connections_per_ip, upgrades_per_ip)',
+    labelNames: ['reason'] as const,
+    registers: [this.registry],
+  });
+  readonly slowConsumersClosed = new Counter({
+    name: 'herald_slow_consumers_closed_total',
+    help: 'Sockets closed with 4100 because their unsent bytes passed max_buffered_bytes_per_socket',
+    registers: [this.registry],
+  });
+  readonly unauthorizedClosed = new Counter({
+    name: 'herald_unauthorized_connections_closed_total',
+    help: 'Sockets closed with 4009 for neither signing in nor subscribing to a private channel in time',
+    registers: [this.registry],
+  });
+
   constructor(options: { processMetrics?: boolean } = {}) {
     this.appStoreUp.set(1);
+    // Both reasons show from the first scrape, so a dashboard's rate() has a series before the first refusal.
+    this.upgradesRefused.inc({ reason: 'connections_per_ip' }, 0);
+    this.upgradesRefused.inc({ reason: 'upgrades_per_ip' }, 0);
     if (options.processMetrics !== false)
       collectDefaultMetrics({ register: this.registry, prefix: 'herald_' });
   }

@@ -5,12 +5,15 @@
 import { type ClusterAdapter, createSocketIdGenerator } from '@herald/protocol-core';
 import type { RealtimeApp, ResolvedApp } from './app.js';
 import { ApplicationEventEmitter } from './application-events.js';
+import { parseTrustedProxies } from './client-address.js';
 import { SingleNode } from './cluster/single-node.js';
+import { RealtimeServerError } from './errors.js';
 import { createMemoryHistory } from './history/memory-history.js';
 import type { ChannelHistory } from './history/types.js';
 import type { FastHttpHandler, FetchHandler } from './http-bridge.js';
 import { type Logger, silentLogger } from './logger.js';
 import { ServerMetrics } from './metrics.js';
+import { createAddressLimits } from './server/address-limits.js';
 import { admit, socketData } from './server/admission.js';
 import { type AppChange, type AppChanges, removeApp, setApps, upsertApp } from './server/app-changes.js';
 import { createAppRegistry, loadApps } from './server/app-registry.js';
@@ -31,12 +34,17 @@ import { guard } from './server/guard.js';
 import { createHttpRoute } from './server/http.js';
 import { createIdleSweep, markActive } from './server/idle-sweep.js';
 import { drain, dropConnections } from './server/shutdown.js';
+import {
+  backpressureCap,
+  createSlowConsumerSweep,
+  type SlowConsumerPolicy,
+} from './server/slow-consumers.js';
 import type { ServerContext, Socket, SocketData } from './server/state.js';
 import { terminateUser } from './server/terminate.js';
 import { selectTransport } from './transport/select.js';
 import type { HttpExchange, TlsOptions, TransportName, TransportPreference } from './transport/types.js';
 
-export type { AppChange, AppChanges, ChannelDetails, ChannelSummary, PublishRequest };
+export type { AppChange, AppChanges, ChannelDetails, ChannelSummary, PublishRequest, SlowConsumerPolicy };
 
 /** Options of {@link createRealtimeServer}. */
 export interface RealtimeServerOptions {
@@ -90,7 +98,45 @@ export interface RealtimeServerOptions {
   readonly history?: ChannelHistory;
   /** The default in-memory history's byte cap per app (frames of all its channels). Default 32 MiB. */
   readonly historyBytesPerApp?: number;
+  /**
+   * Open WebSockets one client address may hold on this node; over it the upgrade is answered 429 with
+   * `Retry-After`. 0 (the default) is off.
+   */
+  readonly maxConnectionsPerIp?: number;
+  /** Upgrades one client address may make per second (a token bucket, one second's burst); 0 (default) is off. */
+  readonly maxUpgradesPerIpPerSecond?: number;
+  /**
+   * Proxies (addresses or CIDR ranges, IPv4 or IPv6) whose `X-Forwarded-For` names the client address; from any
+   * other peer the header is ignored. Default none.
+   */
+  readonly trustedProxies?: readonly string[];
+  /** Unsent bytes one socket may have before {@link RealtimeServerOptions.slowConsumer} applies. Default 1 MiB. */
+  readonly maxBufferedBytesPerSocket?: number;
+  /**
+   * `close` (default): a socket over `maxBufferedBytesPerSocket` is closed with 4100; `drop`: further frames to it
+   * are dropped until it catches up (the behaviour before this option).
+   */
+  readonly slowConsumer?: SlowConsumerPolicy;
   readonly logger?: Logger;
+}
+
+/** Reads the per-address options; a bad `trustedProxies` entry is an `invalid_options` error naming it. */
+function addressLimitsOf(options: RealtimeServerOptions, metrics: ServerMetrics) {
+  const proxies = parseTrustedProxies(options.trustedProxies ?? []);
+  if (!proxies.ok) {
+    throw new RealtimeServerError(
+      'invalid_options',
+      `trustedProxies[${proxies.error.index}]: ${proxies.error.message}`,
+    );
+  }
+  return createAddressLimits(
+    {
+      maxConnectionsPerIp: options.maxConnectionsPerIp ?? 0,
+      maxUpgradesPerIpPerSecond: options.maxUpgradesPerIpPerSecond ?? 0,
+      trustedProxies: proxies.value,
+    },
+    metrics,
+  );
 }
 
 /** A running (or ready to run) Pusher-protocol server. */
@@ -159,6 +205,11 @@ export interface RealtimeServer {
   removeApp(appId: string): boolean;
 }
 
+/** Unsent bytes per socket by default: the cap under which frames were dropped before slow consumers were closed. */
+const DEFAULT_MAX_BUFFERED_BYTES = 1024 * 1024;
+// Addresses left with no socket and a refilling bucket are forgotten within this.
+const ADDRESS_PRUNE_EVERY_MS = 5000;
+
 /**
  * Creates a Pusher Channels protocol v7 server on uWebSockets.js. WebSockets upgrade at `{path}/app/{key}`;
  * every other HTTP request goes to `httpHandler`.
@@ -183,13 +234,16 @@ export function createRealtimeServer(options: RealtimeServerOptions): RealtimeSe
     options.cluster ?? new SingleNode((appId, channel) => localCachedEvent(apps, appId, channel));
   loadApps(apps, metrics, options.apps);
 
+  const addressLimits = addressLimitsOf(options, metrics);
+  const slowConsumer = options.slowConsumer ?? 'close';
+  const maxBufferedBytes = options.maxBufferedBytesPerSocket ?? DEFAULT_MAX_BUFFERED_BYTES;
   const maxMessageSize = Math.max(10_000, ...[...apps.byId.values()].map((app) => app.config.maxMessageSize));
   // The handlers reach the context and the HTTP route, built right below, only once sockets and requests come.
   const transport = selected.create<SocketData>({
     upgradePrefix: `${path}/app/`,
     tls: options.tls,
     maxPayloadLength: maxMessageSize * 4,
-    maxBackpressure: 1024 * 1024,
+    maxBackpressure: backpressureCap(maxBufferedBytes, slowConsumer),
     handlers: {
       upgrade: (request) => socketData(ctx, request, nextSocketId()),
       open: guard(logger, 'open', (ws: Socket) => admit(ctx, ws)),
@@ -211,6 +265,7 @@ export function createRealtimeServer(options: RealtimeServerOptions): RealtimeSe
     socketsById: new Map(),
     confirming: new WeakMap(),
     transport,
+    addressLimits,
     closing: false,
     draining: false,
     reportListenerError: (error: unknown) => logger.error('application event listener threw', { error }),
@@ -220,6 +275,10 @@ export function createRealtimeServer(options: RealtimeServerOptions): RealtimeSe
     scheme: options.tls ? 'https' : 'http',
   });
   const sweep = createIdleSweep(ctx);
+  const slowConsumers = slowConsumer === 'close' ? createSlowConsumerSweep(ctx, maxBufferedBytes) : undefined;
+  const pruneAddresses = addressLimits.active
+    ? setInterval(() => addressLimits.prune(Date.now()), ADDRESS_PRUNE_EVERY_MS).unref()
+    : undefined;
   const clusterListener = createClusterListener(ctx, options.onRestart);
   let listening = false;
   let boundPort: number | undefined;
@@ -240,6 +299,7 @@ export function createRealtimeServer(options: RealtimeServerOptions): RealtimeSe
       boundPort = await transport.listen(host, port);
       listening = true;
       sweep.start();
+      slowConsumers?.start();
       logger.info('listening', {
         host,
         port: boundPort,
@@ -253,6 +313,8 @@ export function createRealtimeServer(options: RealtimeServerOptions): RealtimeSe
     async close() {
       ctx.closing = true;
       sweep.stop();
+      slowConsumers?.stop();
+      if (pruneAddresses) clearInterval(pruneAddresses);
       ctx.history.close();
       if (listening) transport.stopListening();
       listening = false;

@@ -5,7 +5,8 @@
 import { ErrorCode, encodeConnectionEstablished, isOriginAllowed } from '@herald/protocol-core';
 import { isPending } from '../cluster/pending.js';
 import { queryParam } from '../query-param.js';
-import type { UpgradeRequest } from '../transport/types.js';
+import { UpgradeRefusal, type UpgradeRequest } from '../transport/types.js';
+import { startAuthDeadline } from './authorization.js';
 import { clusterFailed, guard } from './guard.js';
 import { closeWith, send } from './send.js';
 import type { AppState, ServerContext, Socket, SocketData } from './state.js';
@@ -13,8 +14,24 @@ import type { AppState, ServerContext, Socket, SocketData } from './state.js';
 const NO_CHANNELS: ReadonlySet<string> = new Set();
 const OVER_QUOTA = 'Application is over its connection quota';
 
-/** The state a socket starts with; a refused upgrade still completes and is closed with the reason once open. */
-export function socketData(ctx: ServerContext, request: UpgradeRequest, socketId: string): SocketData {
+/**
+ * The state a socket starts with, or an HTTP refusal when its address is over a per-address limit (no socket
+ * opens). Other refused upgrades still complete and are closed with the reason once open, as Pusher clients expect.
+ */
+export function socketData(
+  ctx: ServerContext,
+  request: UpgradeRequest,
+  socketId: string,
+): SocketData | UpgradeRefusal {
+  const address = ctx.addressLimits.active ? ctx.addressLimits.admit(request, Date.now()) : undefined;
+  if (address instanceof UpgradeRefusal) {
+    ctx.logger.debug('upgrade refused', {
+      scope: 'socket.connection',
+      address: request.remoteAddress,
+      reason: address.message,
+    });
+    return address;
+  }
   const { key, origin, query } = request;
   const app = ctx.apps.byKey.get(key);
   return {
@@ -32,12 +49,15 @@ export function socketData(ctx: ServerContext, request: UpgradeRequest, socketId
     open: true,
     established: false,
     admitted: false,
+    address,
+    authDeadline: undefined,
   };
 }
 
 /** A socket opened: closes it when refused, over quota or the server is going away; establishes it otherwise. */
 export function admit(ctx: ServerContext, ws: Socket): void {
   const data = ws.getUserData();
+  if (data.address !== undefined) ctx.addressLimits.opened(data.address);
   const app = data.app;
   if (ctx.closing || ctx.draining) {
     closeWith(
@@ -124,6 +144,7 @@ function establish(ctx: ServerContext, ws: Socket, app: AppState): void {
   app.metrics.connections.inc();
   app.metrics.newConnections.inc();
   send(ws, app, encodeConnectionEstablished(data.socketId, app.config.activityTimeout));
+  if (app.config.authorizeWithinMs !== undefined) startAuthDeadline(ctx, ws, app);
   ctx.logger.debug('connection established', {
     scope: 'socket.connection',
     appId: app.config.id,

@@ -6,6 +6,8 @@ import { leave } from './unsubscribe.js';
 export function disconnect(ctx: ServerContext, ws: Socket, code: number): void {
   const data = ws.getUserData();
   data.open = false;
+  if (data.address !== undefined) ctx.addressLimits.closed(data.address, Date.now());
+  if (data.authDeadline) clearTimeout(data.authDeadline);
   const app = data.app;
   if (!app?.sockets.delete(ws)) return;
   ctx.socketsById.delete(data.socketId);

@@ -12,6 +12,7 @@ import type { Logger } from '../logger.js';
 import type { ServerMetrics } from '../metrics.js';
 import type { SocketRateLimiter } from '../rate-limits.js';
 import type { Transport, TransportSocket } from '../transport/types.js';
+import type { AddressLimits } from './address-limits.js';
 
 /** A cache channel's last event, its frame encoded once. */
 export interface CachedEvent {
@@ -94,6 +95,10 @@ export interface SocketData {
   established: boolean;
   /** Counted by the cluster adapter, so its close must be uncounted there (not when it was let in on a failure). */
   admitted: boolean;
+  /** The client's address as the per-address limits count it; undefined while they are off. */
+  readonly address: string | undefined;
+  /** Closes the socket with 4009 unless it signs in or subscribes to a private channel first (authorised apps). */
+  authDeadline: NodeJS.Timeout | undefined;
 }
 
 export type Socket = TransportSocket<SocketData>;
@@ -122,6 +127,8 @@ export interface ServerContext {
   /** Established sockets by socket id (a publish may exclude one). */
   readonly socketsById: Map<string, Socket>;
   readonly transport: Transport;
+  /** Per-address limits at the upgrade (off unless configured). */
+  readonly addressLimits: AddressLimits;
   /** From `close()`: sockets that open are closed at once. */
   closing: boolean;
   /** From `drain()`: sockets that open are closed at once. */

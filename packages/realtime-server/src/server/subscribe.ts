@@ -13,6 +13,7 @@ import {
   validateChannelName,
   verifyChannelAuth,
 } from '@herald/protocol-core';
+import { authorised } from './authorization.js';
 import { awaitConfirmation, isAwaitingConfirmation, takeConfirmation } from './confirmations.js';
 import { clusterFailed, guard } from './guard.js';
 import { joinPresence, type Member, presenceMember } from './presence-join.js';
@@ -72,6 +73,7 @@ export function subscribe(
       });
       return;
     }
+    authorised(data);
   }
   let member: Member | undefined;
   if (traits.presence) {

@@ -13,10 +13,12 @@ import { RealtimeServerError } from '../errors.js';
 import {
   type HttpExchange,
   type ResponseHeaders,
+  refusalBody,
   SendStatus,
   type Transport,
   type TransportOptions,
   type TransportSocket,
+  UpgradeRefusal,
 } from './types.js';
 
 const TEXT_FRAME = { binary: false } as const;
@@ -66,6 +68,10 @@ class PortableSocket<Data> implements TransportSocket<Data> {
   publish(topic: string, message: string): boolean {
     this.hub.publish(topic, message, this);
     return true;
+  }
+
+  getBufferedAmount(): number {
+    return this.ws.bufferedAmount;
   }
 
   end(code: number, reason: string): void {
@@ -175,10 +181,14 @@ function toExchange(request: IncomingMessage, response: ServerResponse): HttpExc
   };
 }
 
-function refuseUpgrade(socket: Duplex, status: number, text: string): void {
-  const body = JSON.stringify({ error: text });
+const STATUS_TEXT: Record<number, string> = { 404: 'Not Found', 429: 'Too Many Requests' };
+
+function refuseUpgrade(socket: Duplex, refusal: UpgradeRefusal): void {
+  const body = refusalBody(refusal);
+  let head = `HTTP/1.1 ${refusal.status} ${STATUS_TEXT[refusal.status] ?? ''}\r\n`;
+  for (const [name, value] of Object.entries(refusal.headers)) head += `${name}: ${value}\r\n`;
   socket.end(
-    `HTTP/1.1 ${status} ${text}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
+    `${head}Content-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
       `Connection: close\r\n\r\n${body}`,
   );
 }
@@ -236,14 +246,21 @@ export function createPortableTransport<Data>(options: TransportOptions<Data>): 
     const { path, query } = splitUrl(request.url ?? '/');
     const key = path.startsWith(options.upgradePrefix) ? path.slice(options.upgradePrefix.length) : undefined;
     if (key === undefined || key === '' || key.includes('/')) {
-      refuseUpgrade(socket, 404, 'Not Found');
+      refuseUpgrade(socket, new UpgradeRefusal(404, 'Not Found'));
       return;
     }
+    const forwarded = request.headers['x-forwarded-for'];
     const data = handlers.upgrade({
       key: decodeURIComponent(key),
       origin: request.headers.origin ?? '',
       query,
+      remoteAddress: request.socket.remoteAddress ?? '',
+      forwardedFor: Array.isArray(forwarded) ? forwarded.join(', ') : (forwarded ?? ''),
     });
+    if (data instanceof UpgradeRefusal) {
+      refuseUpgrade(socket, data);
+      return;
+    }
     wss.handleUpgrade(request, socket, head, (ws) => {
       const portable = new PortableSocket(ws, data, hub);
       ws.on('message', (message: Buffer) => {

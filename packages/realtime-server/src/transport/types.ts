@@ -33,6 +33,8 @@ export interface TransportSocket<Data> {
   publish(topic: string, message: string): boolean;
   /** Sends a close frame with the code and closes; the `close` handler runs before this returns. */
   end(code: number, reason: string): void;
+  /** Bytes written to the socket that the peer has not taken yet (held by the transport, not the kernel). */
+  getBufferedAmount(): number;
 }
 
 /** What the core learns of an upgrade request before the socket opens. */
@@ -43,6 +45,27 @@ export interface UpgradeRequest {
   readonly origin: string;
   /** The query string without `?`. */
   readonly query: string;
+  /** The peer's address as the socket reports it (an IPv4 peer of a dual-stack socket may be `::ffff:a.b.c.d`). */
+  readonly remoteAddress: string;
+  /** The `X-Forwarded-For` header, '' when absent. */
+  readonly forwardedFor: string;
+}
+
+/**
+ * The core's answer to an upgrade it refuses before any socket exists (e.g. per-address limits): the transport
+ * answers with this HTTP status, these headers and a JSON body `{"error": message}`, and never upgrades.
+ */
+export class UpgradeRefusal {
+  constructor(
+    readonly status: number,
+    readonly message: string,
+    readonly headers: Readonly<Record<string, string>> = {},
+  ) {}
+}
+
+/** The JSON body of an {@link UpgradeRefusal}. */
+export function refusalBody(refusal: UpgradeRefusal): string {
+  return JSON.stringify({ error: refusal.message });
 }
 
 /** Response headers as a record or a fetch `Headers`. */
@@ -70,8 +93,11 @@ export interface HttpExchange {
 
 /** What the core does on each transport event. */
 export interface TransportHandlers<Data> {
-  /** Builds the socket's state from the upgrade request. The upgrade always completes; refusals close after open. */
-  upgrade(request: UpgradeRequest): Data;
+  /**
+   * Builds the socket's state from the upgrade request, or refuses it with an HTTP answer (no socket opens). Other
+   * refusals (unknown app, origin) complete the upgrade and close after open, as Pusher clients expect.
+   */
+  upgrade(request: UpgradeRequest): Data | UpgradeRefusal;
   open(socket: TransportSocket<Data>): void;
   message(socket: TransportSocket<Data>, message: ArrayBuffer | Uint8Array): void;
   /** A WebSocket ping or pong arrived. */
@@ -87,7 +113,10 @@ export interface TransportOptions<Data> {
   readonly tls?: TlsOptions | undefined;
   /** Frames larger than this close the socket before the core sees them. */
   readonly maxPayloadLength: number;
-  /** Bytes buffered for a slow socket past which further frames to it are dropped. */
+  /**
+   * Bytes buffered for a slow socket past which further frames to it are dropped: the hard cap on a stalled
+   * reader's memory (the core closes slow sockets below it when its policy is to close them).
+   */
   readonly maxBackpressure: number;
   readonly handlers: TransportHandlers<Data>;
 }

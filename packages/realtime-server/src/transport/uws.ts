@@ -1,11 +1,24 @@
 import { accessSync, constants } from 'node:fs';
 import type * as Uws from '@trufflesuite/uws-js-unofficial';
 import { RealtimeServerError } from '../errors.js';
-import type { HttpExchange, ResponseHeaders, Transport, TransportOptions, TransportSocket } from './types.js';
+import {
+  type HttpExchange,
+  type ResponseHeaders,
+  refusalBody,
+  type Transport,
+  type TransportOptions,
+  type TransportSocket,
+  UpgradeRefusal,
+} from './types.js';
 
 type UwsModule = typeof Uws;
 
-const STATUS_TEXT: Record<number, string> = { 200: 'OK', 204: 'No Content', 413: 'Payload Too Large' };
+const STATUS_TEXT: Record<number, string> = {
+  200: 'OK',
+  204: 'No Content',
+  413: 'Payload Too Large',
+  429: 'Too Many Requests',
+};
 
 function statusLine(status: number): string {
   return `${status} ${STATUS_TEXT[status] ?? ''}`.trimEnd();
@@ -52,6 +65,15 @@ function toExchange(res: Uws.HttpResponse, req: Uws.HttpRequest): HttpExchange {
   };
 }
 
+/** Answers a refused upgrade over HTTP; the connection closes after it (no socket ever opens). */
+function refuse(res: Uws.HttpResponse, refusal: UpgradeRefusal): void {
+  res.cork(() => {
+    res.writeStatus(statusLine(refusal.status));
+    writeHeaders(res, { ...refusal.headers, 'content-type': 'application/json' });
+    res.end(refusalBody(refusal), true);
+  });
+}
+
 /**
  * The transport on a native uWebSockets.js build: native topic fan-out, and its sockets handed to the core as they
  * are (they already have the methods of {@link TransportSocket}).
@@ -86,7 +108,18 @@ export function createUwsTransport<Data>(uws: UwsModule, options: TransportOptio
         key: req.getParameter(0) ?? '',
         origin: req.getHeader('origin'),
         query: req.getQuery() ?? '',
+        // Read only when per-address limits ask (the request is valid for this call, which the core answers in).
+        get remoteAddress() {
+          return Buffer.from(res.getRemoteAddressAsText()).toString();
+        },
+        get forwardedFor() {
+          return req.getHeader('x-forwarded-for');
+        },
       });
+      if (data instanceof UpgradeRefusal) {
+        refuse(res, data);
+        return;
+      }
       res.upgrade(
         data,
         req.getHeader('sec-websocket-key'),
