@@ -10,7 +10,13 @@ import { openAppSource, type ServedApp } from './app-source.js';
 import { watchAppStore } from './app-watch.js';
 import type { RealtimeConfig, ServerConfig } from './config-schema.js';
 import { scoped } from './logger.js';
-import { clusterAdapter, loadScalingRedis, redisWebhookQueue, sharedRateLimits } from './redis-parts.js';
+import {
+  clusterAdapter,
+  loadScalingRedis,
+  redisHistory,
+  redisWebhookQueue,
+  sharedRateLimits,
+} from './redis-parts.js';
 import { reloadRealtime } from './reload.js';
 import { createRestApi, type RestApi } from './rest-api.js';
 import { createServedApps } from './served-apps.js';
@@ -71,12 +77,14 @@ export async function startRealtime(
   const store = await openAppSource(config, logger, metrics.appStoreHooks());
   const apps = createServedApps(await loadApps(store), config.rate_limiter);
   const sharedLimits = sharedRateLimits(redis, config, logger);
+  const history = redisHistory(redis, config, logger, apps.list());
   // Requests reach the REST API only once the server listens, after the API below exists.
   const server = createRealtimeServer(
     serverOptions(config, settings, {
       apps: apps.forServer(),
       metrics,
       cluster,
+      history,
       http: { handler: (request) => api.fetch(request), fast: (request) => api.fast(request) },
       logger,
       onRestart: hooks.onRestart,
@@ -101,7 +109,15 @@ export async function startRealtime(
     logger,
     onAppsChanged: hooks.onAppsChanged,
   });
-  const teardown = createTeardown({ stopWatching, store, server, webhooks, webhookQueue, sharedLimits });
+  const teardown = createTeardown({
+    stopWatching,
+    store,
+    server,
+    webhooks,
+    webhookQueue,
+    sharedLimits,
+    history,
+  });
   return {
     server,
     port,
