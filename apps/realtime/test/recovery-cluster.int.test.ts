@@ -23,7 +23,13 @@ import { pusherSdk } from './pusher-sdk.js';
 // sharing the Redis history. The `pusher` SDK publishes a steady stream through one node; pusher-js with
 // @herald/recovery listens on another through a TCP proxy the test cuts, and reconnects by itself to a THIRD node.
 
-const APP = { id: 'shop', key: 'shop-key', secret: 'shop-secret', history: { enabled: true } };
+// Room for everything published while away, however long pusher-js takes to come back.
+const APP = {
+  id: 'shop',
+  key: 'shop-key',
+  secret: 'shop-secret',
+  history: { enabled: true, max_events_per_channel: 5000 },
+};
 // Keeps five events per channel: what a client misses past that is `trimmed`.
 const SHORT = {
   id: 'short',
