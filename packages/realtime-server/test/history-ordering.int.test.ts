@@ -148,7 +148,7 @@ describe('replay and live while interest routing holds the confirmation', () => 
     const cluster: ClusterAdapter = {
       ...node,
       setLocalSubscriptions(appId, channel, count) {
-        node.setLocalSubscriptions(appId, channel, count);
+        void node.setLocalSubscriptions(appId, channel, count);
         return count === 1 ? routing.next : undefined;
       },
     };

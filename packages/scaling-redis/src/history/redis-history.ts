@@ -5,7 +5,8 @@
 
 import { randomBytes } from 'node:crypto';
 import type { HistoryPosition, RecoveryFailure, RecoveryFailureReason } from '@herald/protocol-core';
-import { createRedisLink } from '../internal/connection.js';
+import { createCommandLink } from '../internal/command-link.js';
+import type { RedisLink } from '../internal/connection.js';
 import { runScript } from '../internal/scripts.js';
 import { type Logger, silentLogger } from '../logger.js';
 import type { RedisServerOptions } from '../redis-options.js';
@@ -109,35 +110,15 @@ export function createRedisHistory(options: RedisHistoryOptions = {}): RedisChan
     const tag = `${prefix}{hist:${appId}:${channel}}`;
     return [`${tag}:m`, `${tag}:s`] as const;
   };
-  const metaTtl = (limits: RedisHistoryLimits) => String(limits.maxAgeMs + idleMs);
+  // The bounds every script but `position` trims by, and the meta key's expiry, in the scripts' argument order.
+  const bounds = (limits: RedisHistoryLimits) => [
+    String(limits.maxEvents),
+    String(limits.maxAgeMs),
+    maxBytes,
+    String(limits.maxAgeMs + idleMs),
+  ];
 
-  let reportedDown = false;
-  const link = createRedisLink(
-    options,
-    {
-      error: (error) => {
-        if (!reportedDown) logger.warn('history: redis error', { error: error.message });
-        reportedDown = true;
-      },
-      ready: () => {
-        reportedDown = false;
-        logger.info('history: redis available again', {});
-      },
-      reconnecting: () => {},
-    },
-    { subscriber: false },
-  );
-  let connecting: Promise<void> | undefined;
-  const connected = (): Promise<void> => {
-    connecting ??= link.connect().catch((error: unknown) => {
-      connecting = undefined;
-      logger.error('history: no redis', { error: messageOf(error) });
-      throw error;
-    });
-    return connecting;
-  };
-  // Observed here so that a failed first connect is not an unhandled rejection; the operations report it.
-  connected().catch(() => undefined);
+  const { link, connected, close } = createCommandLink(options, logger, 'history');
   const run = async (lua: typeof appendScript, channelKeys: readonly string[], args: readonly string[]) => {
     // Connected: no await, so commands leave in the order they were asked (one connection per master keeps it).
     if (!link.ready()) await connected();
@@ -150,10 +131,7 @@ export function createRedisHistory(options: RedisHistoryOptions = {}): RedisChan
       const template = frameTemplate(encode);
       const reply = (await run(appendScript, keys(appId, channel), [
         freshEpoch(),
-        String(limits.maxEvents),
-        String(limits.maxAgeMs),
-        maxBytes,
-        metaTtl(limits),
+        ...bounds(limits),
         template.head,
         template.middle,
         template.tail,
@@ -161,10 +139,10 @@ export function createRedisHistory(options: RedisHistoryOptions = {}): RedisChan
       return fillTemplate(template, { serial: Number(reply[0]), epoch: String(reply[1]) });
     },
     async position(appId, channel, limits) {
-      const reply = (await run(positionScript, keys(appId, channel), [freshEpoch(), metaTtl(limits)])) as [
-        number,
-        string,
-      ];
+      const reply = (await run(positionScript, keys(appId, channel), [
+        freshEpoch(),
+        String(limits.maxAgeMs + idleMs),
+      ])) as [number, string];
       return { serial: Number(reply[0]), epoch: String(reply[1]) };
     },
     async read(appId, channel, after, limits) {
@@ -172,10 +150,7 @@ export function createRedisHistory(options: RedisHistoryOptions = {}): RedisChan
         String(after.serial),
         after.epoch,
         freshEpoch(),
-        String(limits.maxEvents),
-        String(limits.maxAgeMs),
-        maxBytes,
-        metaTtl(limits),
+        ...bounds(limits),
       ])) as unknown[];
       if (Number(reply[0]) === 1) return { ok: true, frames: (reply[1] as unknown[]).map(String) };
       const first = Number(reply[2]);
@@ -190,10 +165,7 @@ export function createRedisHistory(options: RedisHistoryOptions = {}): RedisChan
         String(Math.max(0, Math.floor(query.afterSerial))),
         String(Math.max(1, Math.floor(query.limit))),
         freshEpoch(),
-        String(limits.maxEvents),
-        String(limits.maxAgeMs),
-        maxBytes,
-        metaTtl(limits),
+        ...bounds(limits),
       ])) as unknown[];
       const first = Number(reply[2]);
       return {
@@ -210,17 +182,14 @@ export function createRedisHistory(options: RedisHistoryOptions = {}): RedisChan
     },
     ready: () => connected(),
     close() {
-      closing ??= (async () => {
-        await connecting?.catch(() => undefined);
-        await link.close().catch(() => link.destroy());
-      })();
+      closing ??= close();
       return closing;
     },
   };
 }
 
 /** Deletes the keys matching `pattern` on a single Redis, a SCAN page at a time. */
-async function forgetApp(link: ReturnType<typeof createRedisLink>, pattern: string): Promise<void> {
+async function forgetApp(link: RedisLink, pattern: string): Promise<void> {
   let cursor = '0';
   do {
     const [next, found] = (await link.send(undefined, [
