@@ -102,18 +102,16 @@ export function redisWebhookQueue(
 
 /**
  * The channel history a cluster shares (Redis Streams), so serials are assigned once for the cluster and any node
- * replays any channel; made only when clustered and some app has history on (or apps come from a store, where one
- * may turn it on). Without it the server keeps the in-memory history of a node alone.
+ * replays any channel. Made whenever clustered, even before any app has history on: an app may turn it on by a
+ * reload or through the app store, and a node must never fall back to serials of its own then. Without scaling the
+ * server keeps the in-memory history of a node alone.
  */
 export function redisHistory(
   redis: ScalingRedis | undefined,
   config: RealtimeConfig,
   logger: Logger,
-  apps: readonly ServedApp[],
 ): RedisChannelHistory | undefined {
   if (!config.scaling.enabled || !redis) return undefined;
-  const dynamic = config.app_store.driver !== 'config';
-  if (!dynamic && !apps.some((app) => app.history?.enabled)) return undefined;
   return redis.createRedisHistory({
     ...scalingRedis(config),
     keyPrefix: config.scaling.prefix,

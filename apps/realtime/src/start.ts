@@ -77,7 +77,7 @@ export async function startRealtime(
   const store = await openAppSource(config, logger, metrics.appStoreHooks());
   const apps = createServedApps(await loadApps(store), config.rate_limiter);
   const sharedLimits = sharedRateLimits(redis, config, logger);
-  const history = redisHistory(redis, config, logger, apps.list());
+  const history = redisHistory(redis, config, logger);
   // Requests reach the REST API only once the server listens, after the API below exists.
   const server = createRealtimeServer(
     serverOptions(config, settings, {
