@@ -83,7 +83,10 @@ export function createRedisWebhookQueue(options: RedisWebhookQueueOptions = {}):
     lanePrefix: `${base}lane:`,
     lane: (lane: string) => `${base}lane:${lane}`,
   };
-  const { link, connected, close } = createCommandLink(options, logger, 'webhook queue');
+  const { link, connected, close } = createCommandLink(options, logger, {
+    what: 'webhook queue',
+    eager: true,
+  });
   const run = async (script: lua.WebhookScript, scriptKeys: readonly string[], args: readonly string[]) => {
     await connected();
     return runScript(link, script, scriptKeys, args);

@@ -118,7 +118,11 @@ export function createRedisHistory(options: RedisHistoryOptions = {}): RedisChan
     String(limits.maxAgeMs + idleMs),
   ];
 
-  const { link, connected, close } = createCommandLink(options, logger, 'history');
+  const { link, connected, close } = createCommandLink(options, logger, {
+    what: 'history',
+    // On first use: a cluster whose apps keep no history never opens it.
+    eager: false,
+  });
   const run = async (lua: typeof appendScript, channelKeys: readonly string[], args: readonly string[]) => {
     // Connected: no await, so commands leave in the order they were asked (one connection per master keeps it).
     if (!link.ready()) await connected();

@@ -13,8 +13,15 @@ export interface CommandLink {
 
 const messageOf = (error: unknown) => (error instanceof Error ? error.message : String(error));
 
-/** Opens a {@link CommandLink}; `what` names it in the logs ('webhook queue', 'history'). */
-export function createCommandLink(options: RedisServerOptions, logger: Logger, what: string): CommandLink {
+/**
+ * Makes a {@link CommandLink}; `what` names it in the logs ('webhook queue', 'history'). `eager` connects at once
+ * rather than on first use.
+ */
+export function createCommandLink(
+  options: RedisServerOptions,
+  logger: Logger,
+  { what, eager }: { readonly what: string; readonly eager: boolean },
+): CommandLink {
   let reportedDown = false;
   const link = createRedisLink(
     options,
@@ -41,7 +48,7 @@ export function createCommandLink(options: RedisServerOptions, logger: Logger, w
     return connecting;
   };
   // Observed here so that a failed first connect is not an unhandled rejection; the next use reports it.
-  connected().catch(() => undefined);
+  if (eager) connected().catch(() => undefined);
   return {
     link,
     connected,
