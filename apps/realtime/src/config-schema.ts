@@ -242,6 +242,15 @@ export const configSchema = z
         unsubscribe_delay_ms: z.number().int().min(0).default(3000),
         /** Redis Cluster nodes to discover the cluster from (`host:port`). */
         nodes: z.array(z.string().min(1)).optional(),
+        /**
+         * Bytes of frames the shared history (apps with `history.enabled`) keeps per channel in Redis; past it the
+         * channel's oldest events are dropped (`trimmed`). 4 MiB by default.
+         */
+        history_bytes_per_channel: z
+          .number()
+          .int()
+          .positive()
+          .default(4 * 1024 * 1024),
         server: redisServerSchema.prefault({}),
       })
       .strict()

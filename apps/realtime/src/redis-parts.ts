@@ -1,6 +1,7 @@
 import type { Logger, ServerMetrics } from '@herald/realtime-server';
 // Types only: the package itself is imported when scaling or the redis rate-limit driver is on.
 import type {
+  RedisChannelHistory,
   RedisClusterAdapter,
   RedisRateLimitStore,
   RedisServerOptions,
@@ -96,6 +97,26 @@ export function redisWebhookQueue(
     keyPrefix: config.scaling.prefix,
     leaseMs: config.webhooks.queue_lease_ms,
     logger: scoped(logger, 'webhooks'),
+  });
+}
+
+/**
+ * The channel history a cluster shares (Redis Streams), so serials are assigned once for the cluster and any node
+ * replays any channel. Made whenever clustered, even before any app has history on: an app may turn it on by a
+ * reload or through the app store, and a node must never fall back to serials of its own then. Without scaling the
+ * server keeps the in-memory history of a node alone.
+ */
+export function redisHistory(
+  redis: ScalingRedis | undefined,
+  config: RealtimeConfig,
+  logger: Logger,
+): RedisChannelHistory | undefined {
+  if (!config.scaling.enabled || !redis) return undefined;
+  return redis.createRedisHistory({
+    ...scalingRedis(config),
+    keyPrefix: config.scaling.prefix,
+    maxBytesPerChannel: config.scaling.history_bytes_per_channel,
+    logger: scoped(logger, 'socket.server.redis'),
   });
 }
 

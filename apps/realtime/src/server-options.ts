@@ -1,5 +1,6 @@
 import type { ClusterAdapter } from '@herald/protocol-core';
 import type {
+  ChannelHistory,
   FastHttpHandler,
   FetchHandler,
   Logger,
@@ -18,6 +19,8 @@ export function serverOptions(
     readonly apps: RealtimeApp[];
     readonly metrics: ServerMetrics;
     readonly cluster?: ClusterAdapter | undefined;
+    /** The history a cluster shares; without it the server keeps its own in memory. */
+    readonly history?: ChannelHistory | undefined;
     readonly http: { readonly handler: FetchHandler; readonly fast: FastHttpHandler };
     readonly logger: Logger;
     readonly onRestart?: (() => void) | undefined;
@@ -26,6 +29,7 @@ export function serverOptions(
   const tls = settings.options.tls;
   return {
     ...(parts.cluster ? { cluster: parts.cluster } : {}),
+    ...(parts.history ? { history: parts.history } : {}),
     apps: parts.apps,
     metrics: parts.metrics,
     transport: config.transport,

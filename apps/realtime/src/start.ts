@@ -11,7 +11,13 @@ import { watchAppStore } from './app-watch.js';
 import type { RealtimeConfig, ServerConfig } from './config-schema.js';
 import { scoped } from './logger.js';
 import { startMetricsServer } from './metrics-server.js';
-import { clusterAdapter, loadScalingRedis, redisWebhookQueue, sharedRateLimits } from './redis-parts.js';
+import {
+  clusterAdapter,
+  loadScalingRedis,
+  redisHistory,
+  redisWebhookQueue,
+  sharedRateLimits,
+} from './redis-parts.js';
 import { reloadRealtime } from './reload.js';
 import { backendOf, createRestApi, type RestApi } from './rest-api.js';
 import { createServedApps } from './served-apps.js';
@@ -76,12 +82,14 @@ export async function startRealtime(
   const store = await openAppSource(config, logger, { hooks: metrics.appStoreHooks(), key: hooks.storeKey });
   const apps = createServedApps(await loadApps(store), config.rate_limiter);
   const sharedLimits = sharedRateLimits(redis, config, logger);
+  const history = redisHistory(redis, config, logger);
   // Requests reach the REST API only once the server listens, after the API below exists.
   const server = createRealtimeServer(
     serverOptions(config, settings, {
       apps: apps.forServer(),
       metrics,
       cluster,
+      history,
       http: { handler: (request) => api.fetch(request), fast: (request) => api.fast(request) },
       logger,
       onRestart: hooks.onRestart,
@@ -115,7 +123,15 @@ export async function startRealtime(
     logger,
     onAppsChanged: hooks.onAppsChanged,
   });
-  const teardown = createTeardown({ stopWatching, store, server, webhooks, webhookQueue, sharedLimits });
+  const teardown = createTeardown({
+    stopWatching,
+    store,
+    server,
+    webhooks,
+    webhookQueue,
+    sharedLimits,
+    history,
+  });
   return {
     server,
     port,

@@ -13,6 +13,8 @@ export interface OpenParts {
   readonly webhooks: RunningWebhooks | undefined;
   readonly webhookQueue: { close(): Promise<void> } | undefined;
   readonly sharedLimits: { close(): Promise<void> } | undefined;
+  /** The shared history's connection: the server only stops using it, this closes it. */
+  readonly history: { close(): Promise<void> } | undefined;
 }
 
 /** The one teardown of a node: `shutdown` drains the sockets first, `close` does not wait. */
@@ -28,6 +30,7 @@ export function createTeardown(parts: OpenParts): {
     await parts.webhooks?.close(webhookDrainMs);
     await parts.webhookQueue?.close();
     await parts.sharedLimits?.close();
+    await parts.history?.close();
   };
   return {
     close: () => teardown(0),

@@ -2,8 +2,16 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startTcpProxy, type TcpProxy } from '@herald/app-store-postgres/testing';
-import { dropSchema, type RedisProcess, randomSchema, sleep, startRedis, until } from '@herald/test-kit';
+import {
+  dropSchema,
+  type RedisProcess,
+  randomSchema,
+  sleep,
+  startRedis,
+  startTcpProxy,
+  type TcpProxy,
+  until,
+} from '@herald/test-kit';
 import type Pusher from 'pusher';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { type PusherClient, pusherJsClient } from './pusher-client.js';

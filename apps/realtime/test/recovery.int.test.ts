@@ -1,8 +1,7 @@
 import { Agent } from 'node:http';
-import { startTcpProxy, type TcpProxy } from '@herald/app-store-postgres/testing';
 import { silentLogger } from '@herald/realtime-server';
 import { enableRecovery } from '@herald/recovery';
-import { fence, freePort, sleep, until } from '@herald/test-kit';
+import { fence, freePort, sleep, startTcpProxy, type TcpProxy, until } from '@herald/test-kit';
 import Pusher from 'pusher';
 import { afterEach, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';

@@ -1,6 +1,15 @@
 import type { LogFields, Logger } from '@herald/protocol-core';
 import type { AppStore } from '@herald/realtime-server';
-import { dropSchema, POSTGRES_URL, randomSchema, sleep, sql, until } from '@herald/test-kit';
+import {
+  dropSchema,
+  POSTGRES_URL,
+  randomSchema,
+  sleep,
+  sql,
+  startTcpProxy,
+  type TcpProxy,
+  until,
+} from '@herald/test-kit';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import {
   type AppStoreMetrics,
@@ -9,7 +18,6 @@ import {
   type PostgresAppStore,
   type StoredApp,
 } from '../src/index.js';
-import { startTcpProxy, type TcpProxy } from '../src/testing.js';
 
 /** Where the tests' PostgreSQL is, for the proxy that cuts it off. */
 const PG = new URL(POSTGRES_URL);

@@ -1,4 +1,13 @@
 export { isScalingRedisError, ScalingRedisError, type ScalingRedisErrorCode } from './errors.js';
+export {
+  createRedisHistory,
+  DEFAULT_HISTORY_BYTES_PER_CHANNEL,
+  type RedisChannelHistory,
+  type RedisHistoryLimits,
+  type RedisHistoryList,
+  type RedisHistoryOptions,
+  type RedisHistoryRead,
+} from './history/redis-history.js';
 export { type LogFields, type Logger, silentLogger } from './logger.js';
 export {
   type RateLimitBudget,

@@ -1,5 +1,5 @@
 import { ScalingRedisError } from './errors.js';
-import { createRedisLink } from './internal/connection.js';
+import { createCommandLink } from './internal/command-link.js';
 import { runScript } from './internal/scripts.js';
 import * as lua from './internal/webhook-scripts.js';
 import { type Logger, silentLogger } from './logger.js';
@@ -83,34 +83,10 @@ export function createRedisWebhookQueue(options: RedisWebhookQueueOptions = {}):
     lanePrefix: `${base}lane:`,
     lane: (lane: string) => `${base}lane:${lane}`,
   };
-  let reportedDown = false;
-  const link = createRedisLink(
-    options,
-    {
-      error: (error) => {
-        if (!reportedDown) logger.warn('webhook queue: redis error', { error: error.message });
-        reportedDown = true;
-      },
-      ready: () => {
-        reportedDown = false;
-        logger.info('webhook queue: redis available again', {});
-      },
-      reconnecting: () => {},
-    },
-    { subscriber: false },
-  );
-  let connecting: Promise<void> | undefined;
-  // Connects on first use, and again on the next use after a first connect failed (Redis not up yet).
-  const connected = (): Promise<void> => {
-    connecting ??= link.connect().catch((error: unknown) => {
-      connecting = undefined;
-      logger.error('webhook queue: no redis', { error: messageOf(error) });
-      throw error;
-    });
-    return connecting;
-  };
-  // Observed here so that a failed first connect is not an unhandled rejection; ready() still reports it.
-  connected().catch(() => undefined);
+  const { link, connected, close } = createCommandLink(options, logger, {
+    what: 'webhook queue',
+    eager: true,
+  });
   const run = async (script: lua.WebhookScript, scriptKeys: readonly string[], args: readonly string[]) => {
     await connected();
     return runScript(link, script, scriptKeys, args);
@@ -177,9 +153,6 @@ export function createRedisWebhookQueue(options: RedisWebhookQueueOptions = {}):
       const values = await link.send(keys.counts, ['HVALS', keys.counts]);
       return (Array.isArray(values) ? values : []).reduce((sum: number, value) => sum + Number(value), 0);
     },
-    async close() {
-      await connecting?.catch(() => undefined);
-      await link.close().catch(() => link.destroy());
-    },
+    close,
   };
 }

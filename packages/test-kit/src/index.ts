@@ -14,5 +14,7 @@ export { type RedisClusterProcesses, startRedisCluster } from './redis-cluster.j
 export { type RedisOptions, type RedisProcess, startRedis } from './redis-server.js';
 /** Lets time pass; only where a test must (a lease or a timer that has to run out). */
 export { sleep } from './sleep.js';
+/** A TCP proxy on loopback a test can cut, freeze, restore and point at another server. */
+export { startTcpProxy, type TcpProxy, type TcpTarget } from './tcp-proxy.js';
 /** Waits until a condition holds, with a generous outer limit and a failure that names the condition. */
 export { UNTIL_LIMIT_MS, type UntilOptions, until } from './until.js';

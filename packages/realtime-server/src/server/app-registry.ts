@@ -30,6 +30,7 @@ export function addApp(registry: AppRegistry, metrics: ServerMetrics, config: Re
     metrics: metrics.forApp(config.id),
     limiter: new SocketRateLimiter(config.connectionLimits, config.id),
     counts: { due: new Map(), told: new Map(), changedHere: new Set() },
+    holds: undefined,
   };
   registry.byKey.set(config.key, state);
   registry.byId.set(config.id, state);

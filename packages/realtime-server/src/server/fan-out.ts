@@ -5,6 +5,7 @@
 import { describeChannel, encodeChannelEvent } from '@herald/protocol-core';
 import { cacheEvent } from './cache-channels.js';
 import { appendToHistory } from './history-append.js';
+import { passHeld } from './live-hold.js';
 import { topicOf } from './send.js';
 import type { AppState, ServerContext, Socket } from './state.js';
 
@@ -83,6 +84,7 @@ export function deliverLocal(
   const topic = topicOf(app, channel);
   const excluded = excludeSocketId ? ctx.socketsById.get(excludeSocketId) : undefined;
   const excludedData = excluded?.getUserData();
+  if (app.holds !== undefined) passHeld(app, channel, frame, excluded);
   if (excluded && excludedData?.app === app && excludedData.channels.has(channel)) {
     // Publishing through the excluded socket is uWS's native way of skipping exactly that socket.
     excluded.publish(topic, frame);
@@ -105,6 +107,7 @@ export function publishFrom(
   socketId: string,
 ): number {
   const topic = topicOf(app, channel);
+  if (app.holds !== undefined) passHeld(app, channel, frame, ws);
   ws.publish(topic, frame);
   const recipients = countBroadcast(ctx, app, topic, frame, 1);
   ctx.cluster.broadcast({

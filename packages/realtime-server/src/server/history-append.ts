@@ -1,6 +1,8 @@
 // Where an event of an app with history on gets its serial: the history assigns it and keeps the frame, encoded once
 // with it; then the caller fans the frame out. A store that answers at once (memory) keeps the whole publish
-// synchronous, so nothing can come between the serial and the fan-out on this node.
+// synchronous, so nothing can come between the serial and the fan-out on this node. A shared store (Redis) answers
+// in the order it was asked (one connection to the channel's Redis, commands and replies in order), so one node fans
+// a channel's events out in serial order.
 
 import { type ChannelEvent, encodeChannelEvent } from '@herald/protocol-core';
 import { isPending } from '../cluster/pending.js';
@@ -27,6 +29,10 @@ export function appendToHistory(
     limits,
   );
   if (isPending(frame)) {
-    frame.then(guard(ctx.logger, 'history append', deliver), clusterFailed(ctx.logger, 'history append'));
+    frame.then(guard(ctx.logger, 'history append', deliver), (error: unknown) => {
+      // The history is away: the event still goes out live, without a serial (no replay will hold it).
+      clusterFailed(ctx.logger, 'history append')(error);
+      guard(ctx.logger, 'history append', deliver)(encodeChannelEvent(message));
+    });
   } else deliver(frame);
 }

@@ -15,7 +15,7 @@ import { awaitConfirmation, takeConfirmation } from './confirmations.js';
 import { publishFrom } from './fan-out.js';
 import { clusterFailed, guard } from './guard.js';
 import { confirmSubscription } from './replay.js';
-import type { AppState, ServerContext, Socket } from './state.js';
+import type { AppState, LiveHold, ServerContext, Socket } from './state.js';
 import { refuseSubscription } from './subscription-refusal.js';
 import { leave } from './unsubscribe.js';
 
@@ -25,6 +25,8 @@ export interface PresenceJoin {
   readonly roster: PresenceRoster;
   readonly member: Member;
   readonly after: HistoryPosition | undefined;
+  /** Holds the channel's live frames until confirmed, with history on. */
+  readonly hold: LiveHold | undefined;
 }
 
 /** A presence channel member: the user id and the info other members see. */
@@ -131,7 +133,11 @@ function confirmJoin(
     return false;
   }
   // The member list is the current one, never replayed; only the channel's events are.
-  confirmSubscription(ctx, ws, app, channel, result.snapshot, join.after);
+  confirmSubscription(ctx, ws, app, channel, {
+    presence: result.snapshot,
+    after: join.after,
+    hold: join.hold,
+  });
   if (result.added) announceMember(ctx, ws, app, channel, member);
   return true;
 }
@@ -158,7 +164,11 @@ function awaitJoin(
       clusterFailed(ctx.logger, 'presence join')(error);
       if (!data.open || !takeConfirmation(ctx, data, channel, ticket)) return;
       const roster = app.channels.get(channel)?.roster;
-      confirmSubscription(ctx, ws, app, channel, roster?.snapshot(), join.after);
+      confirmSubscription(ctx, ws, app, channel, {
+        presence: roster?.snapshot(),
+        after: join.after,
+        hold: join.hold,
+      });
       if (newLocally) announceMember(ctx, ws, app, channel, member);
     },
   );

@@ -49,6 +49,19 @@ export interface SubscriptionCounts {
   readonly changedHere: Set<string>;
 }
 
+/** A socket kept off a channel's topic while its confirmation is on its way. */
+export interface LiveHold {
+  readonly ws: Socket;
+  readonly channel: string;
+  /** Frames delivered to the channel here meanwhile, in order; sent (or skipped) on release. */
+  readonly held: string[];
+  /** Once released: frames up to this serial already reached the socket; -1 while still holding. */
+  floor: number;
+  /** False once the socket joined the topic or left the channel: a late answer then sends nothing. */
+  active: boolean;
+  timer: NodeJS.Timeout | undefined;
+}
+
 /** One app as this node serves it. */
 export interface AppState {
   /** Replaced in place when the app changes at run time: sockets hold the state, so they see the new config. */
@@ -69,6 +82,11 @@ export interface AppState {
   readonly metrics: AppMetrics;
   limiter: SocketRateLimiter;
   readonly counts: SubscriptionCounts;
+  /**
+   * Sockets of channels with history kept off the channel's topic until their confirmation and replay went out (see
+   * `live-hold.ts`), by channel; undefined while there are none, so the fan-out checks one field.
+   */
+  holds: Map<string, Set<LiveHold>> | undefined;
 }
 
 // Per-socket state stays small: a few scalars, the subscribed channel names and, only on presence channels,

@@ -16,6 +16,7 @@ import {
 import { authorised } from './authorization.js';
 import { awaitConfirmation, isAwaitingConfirmation, takeConfirmation } from './confirmations.js';
 import { clusterFailed, guard } from './guard.js';
+import { holdLive } from './live-hold.js';
 import { joinPresence, type Member, presenceMember } from './presence-join.js';
 import { confirmSubscription } from './replay.js';
 import { send, topicOf } from './send.js';
@@ -82,7 +83,9 @@ export function subscribe(
   }
 
   const state = channelState(ctx, app, channel, traits);
-  ws.subscribe(topicOf(app, channel));
+  // With history on, the socket joins the topic once confirmed (and replayed): see `live-hold.ts`.
+  const hold = app.config.history === undefined ? undefined : holdLive(app, ws, channel);
+  if (hold === undefined) ws.subscribe(topicOf(app, channel));
   data.channels.add(channel);
   state.subscribers += 1;
   app.metrics.subscriptions.inc();
@@ -91,18 +94,18 @@ export function subscribe(
   if (app.config.subscriptionCount) countChanged(ctx, app, channel, traits);
   if (member && state.roster) {
     // A join the adapter answers later is confirmed then, with the cache replayed then.
-    joinPresence(ctx, ws, app, { channel, roster: state.roster, member, after: frame.after }, routed);
+    joinPresence(ctx, ws, app, { channel, roster: state.roster, member, after: frame.after, hold }, routed);
   } else if (routed) {
     const ticket = awaitConfirmation(ctx, data, channel);
     routed.then(
       guard(ctx.logger, 'channel routing', () => {
         if (!data.open || !takeConfirmation(ctx, data, channel, ticket)) return;
-        confirmSubscription(ctx, ws, app, channel, undefined, frame.after);
+        confirmSubscription(ctx, ws, app, channel, { after: frame.after, hold });
       }),
       clusterFailed(ctx.logger, 'channel routing'),
     );
   } else {
-    confirmSubscription(ctx, ws, app, channel, undefined, frame.after);
+    confirmSubscription(ctx, ws, app, channel, { after: frame.after, hold });
   }
 }
 

@@ -1,5 +1,6 @@
 import { describeChannel } from '@herald/protocol-core';
 import { takeConfirmation } from './confirmations.js';
+import { dropHold } from './live-hold.js';
 import { leavePresence } from './presence-leave.js';
 import { topicOf } from './send.js';
 import type { AppState, ServerContext, Socket } from './state.js';
@@ -23,6 +24,7 @@ export function leave(
   if (!data.channels.delete(channel)) return;
   // A confirmation still on its way is no longer wanted (a resubscribe waits for its own).
   takeConfirmation(ctx, data, channel);
+  if (app.holds !== undefined) dropHold(app, ws, channel);
   if (reason !== 'close') ws.unsubscribe(topicOf(app, channel));
   app.metrics.subscriptions.dec();
   const state = app.channels.get(channel);

@@ -1,8 +1,15 @@
 import { connect, createServer, type Socket } from 'node:net';
 
+/** Where a {@link TcpProxy} forwards to. */
+export interface TcpTarget {
+  readonly host: string;
+  readonly port: number;
+}
+
 /**
- * A TCP proxy on loopback in front of a PostgreSQL, so a test can take the database away from a store (and give
- * it back) without stopping a PostgreSQL that others use. Point the store's `url` at `127.0.0.1:{port}`.
+ * A TCP proxy on loopback in front of a server (PostgreSQL, Redis, a real-time node), so a test can take the
+ * server away from a client (and give it back) without stopping a server others use. Point the client at
+ * `127.0.0.1:{port}`.
  */
 export interface TcpProxy {
   readonly port: number;
@@ -14,6 +21,8 @@ export interface TcpProxy {
    */
   freeze(): void;
   restore(): void;
+  /** Sends the connections opened from now on to another server (a reconnect that lands on another node). */
+  retarget(target: TcpTarget): void;
   close(): Promise<void>;
 }
 
@@ -25,9 +34,10 @@ export interface TcpProxy {
  * const store = createPostgresAppStore({ url: `postgres://postgres@127.0.0.1:${proxy.port}/test` });
  * proxy.cut(); // the store's connection drops; known apps stay in memory
  */
-export async function startTcpProxy(target: { host: string; port: number }): Promise<TcpProxy> {
+export async function startTcpProxy(target: TcpTarget): Promise<TcpProxy> {
   const open = new Set<Socket>();
   let mode: 'forward' | 'refuse' | 'freeze' = 'forward';
+  let to = target;
   const server = createServer((incoming) => {
     if (mode === 'refuse') {
       incoming.destroy();
@@ -39,17 +49,17 @@ export async function startTcpProxy(target: { host: string; port: number }): Pro
       incoming.on('close', () => open.delete(incoming));
       return;
     }
-    const outgoing = connect(target.port, target.host);
-    for (const [from, to] of [
+    const outgoing = connect(to.port, to.host);
+    for (const [from, other] of [
       [incoming, outgoing],
       [outgoing, incoming],
     ] as const) {
       open.add(from);
-      from.pipe(to);
-      from.on('error', () => to.destroy());
+      from.pipe(other);
+      from.on('error', () => other.destroy());
       from.on('close', () => {
         open.delete(from);
-        to.destroy();
+        other.destroy();
       });
     }
   });
@@ -72,6 +82,9 @@ export async function startTcpProxy(target: { host: string; port: number }): Pro
     restore() {
       if (mode === 'freeze') for (const socket of open) socket.destroy();
       mode = 'forward';
+    },
+    retarget(next) {
+      to = next;
     },
     close: () =>
       new Promise<void>((resolve) => {

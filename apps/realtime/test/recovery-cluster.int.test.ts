@@ -1,0 +1,224 @@
+import { randomBytes } from 'node:crypto';
+import { connect } from 'node:net';
+import { silentLogger } from '@herald/realtime-server';
+import { enableRecovery } from '@herald/recovery';
+import {
+  fence,
+  type RedisClusterProcesses,
+  type RedisProcess,
+  sleep,
+  startRedis,
+  startRedisCluster,
+  startTcpProxy,
+  type TcpProxy,
+  until,
+} from '@herald/test-kit';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { configSchema } from '../src/config-schema.js';
+import { type RunningRealtime, startRealtime } from '../src/start.js';
+import { type PusherClient, pusherJsClient } from './pusher-client.js';
+import { pusherSdk } from './pusher-sdk.js';
+
+// Issue 26 across a cluster: three nodes on a redis-server (and on a three-master Redis Cluster) the test starts,
+// sharing the Redis history. The `pusher` SDK publishes a steady stream through one node; pusher-js with
+// @herald/recovery listens on another through a TCP proxy the test cuts, and reconnects by itself to a THIRD node.
+
+// Room for everything published while away, however long pusher-js takes to come back.
+const APP = {
+  id: 'shop',
+  key: 'shop-key',
+  secret: 'shop-secret',
+  history: { enabled: true, max_events_per_channel: 5000 },
+};
+// Keeps five events per channel: what a client misses past that is `trimmed`.
+const SHORT = {
+  id: 'short',
+  key: 'short-key',
+  secret: 'short-secret',
+  history: { enabled: true, max_events_per_channel: 5 },
+};
+
+interface Layout {
+  readonly name: string;
+  readonly gaps: boolean;
+  start(): Promise<{ scaling: Record<string, unknown>; redis: RedisAccess }>;
+}
+
+/** Runs a command on the Redis that holds `key` (its master, on a Redis Cluster). */
+interface RedisAccess {
+  command(key: string, words: readonly string[]): Promise<string>;
+  stop(): Promise<void>;
+}
+
+/** Sends one inline command to a redis-server and answers its first reply line. */
+function inline(port: number, words: readonly string[]): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const socket = connect(port, '127.0.0.1', () => socket.write(`${words.join(' ')}\r\n`));
+    socket.once('data', (reply) => {
+      socket.end();
+      resolve(reply.toString());
+    });
+    socket.once('error', reject);
+  });
+}
+
+const layouts: Layout[] = [
+  {
+    name: 'a redis-server',
+    gaps: true,
+    async start() {
+      const redis: RedisProcess = await startRedis();
+      return {
+        scaling: { server: { url: redis.url } },
+        redis: { command: (_key, words) => inline(redis.port, words), stop: () => redis.stop() },
+      };
+    },
+  },
+  {
+    name: 'a three-master Redis Cluster',
+    gaps: false,
+    async start() {
+      const cluster: RedisClusterProcesses = await startRedisCluster();
+      return {
+        scaling: { cluster_mode: true, nodes: cluster.ports.map((port) => `127.0.0.1:${port}`) },
+        redis: {
+          command: async (key, words) => inline((await cluster.masterOf(key)).port, words),
+          stop: () => cluster.stop(),
+        },
+      };
+    },
+  },
+];
+
+describe.each(layouts)('recovery across three nodes on $name', (layout) => {
+  const nodes: RunningRealtime[] = [];
+  let redis: RedisAccess;
+  let prefix: string;
+  const cleanups: Array<() => unknown> = [];
+  const port = (i: number) => (nodes[i] as RunningRealtime).port;
+
+  beforeAll(async () => {
+    const started = await layout.start();
+    redis = started.redis;
+    prefix = `rc${randomBytes(4).toString('hex')}:`;
+    for (let i = 0; i < 3; i += 1) {
+      const config = configSchema.parse({
+        transport: process.env.REALTIME_TRANSPORT ?? 'auto',
+        servers: { herald: { host: '127.0.0.1', port: 0, shutdown_grace_period: 0 } },
+        applications: [APP, SHORT],
+        scaling: { enabled: true, prefix, node_id: `n${i}`, heartbeat_ms: 500, ...started.scaling },
+      });
+      nodes.push(await startRealtime(config, silentLogger));
+    }
+  }, 120_000);
+  afterEach(async () => {
+    for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+  });
+  afterAll(async () => {
+    await Promise.all(nodes.splice(0).map((node) => node.close()));
+    await redis?.stop();
+  });
+
+  /** pusher-js with the plugin, through a proxy to node `i`; records the ticks and recovery failures of `name`. */
+  async function listener(app: typeof APP, name: string, i: number) {
+    const proxy: TcpProxy = await startTcpProxy({ host: '127.0.0.1', port: port(i) });
+    cleanups.push(() => proxy.close());
+    const sdk = pusherSdk(app, port(0));
+    const pusher: PusherClient = pusherJsClient(proxy.port, app.key, sdk);
+    cleanups.push(() => pusher.disconnect());
+    enableRecovery(pusher);
+    const ticks: number[] = [];
+    const failures: Array<{ reason: string; first_serial: number | null }> = [];
+    const channel = pusher.subscribe(name);
+    channel.bind('tick', (data: { i: number }) => ticks.push(data.i));
+    channel.bind('herald:recovery_failed', (data: (typeof failures)[number]) => failures.push(data));
+    await new Promise<void>((resolve) => channel.bind('pusher:subscription_succeeded', () => resolve()));
+    return { proxy, pusher, sdk, ticks, failures };
+  }
+
+  /** Cuts the client off, lets `away` run, and points the proxy at node `i` for pusher-js's own reconnect. */
+  async function moveTo(
+    client: { proxy: TcpProxy; pusher: PusherClient },
+    i: number,
+    away: () => Promise<unknown>,
+  ) {
+    client.proxy.cut();
+    await until(() => client.pusher.connection.state !== 'connected', { what: 'pusher-js to see the cut' });
+    await away();
+    client.proxy.retarget({ host: '127.0.0.1', port: port(i) });
+    client.proxy.restore();
+    await until(() => client.pusher.connection.state === 'connected', {
+      what: 'pusher-js to reconnect',
+      limitMs: 90_000,
+    });
+  }
+
+  it('delivers every event of a steady stream exactly once, in order, across a reconnect to another node', async () => {
+    const name = `private-orders-${randomBytes(3).toString('hex')}`;
+    const client = await listener(APP, name, 1);
+    let published = 0;
+    let streaming = true;
+    const publishing = (async () => {
+      while (streaming) {
+        published += 1;
+        await client.sdk.trigger(name, 'tick', { i: published });
+        // A steady stream, not a burst: events keep coming before, during and after the move.
+        await sleep(20);
+      }
+    })();
+    try {
+      await until(() => client.ticks.length >= 10, { what: '10 events before the cut' });
+      // Away for a few seconds while the stream goes on; back on node 2.
+      await moveTo(client, 2, () => sleep(2_000));
+      const atReconnect = published;
+      await until(() => published >= atReconnect + 20, { what: '20 more events after the reconnect' });
+    } finally {
+      streaming = false;
+      await publishing;
+    }
+    const total = published;
+    await until(() => client.ticks.length >= total, { what: `all ${total} events`, limitMs: 90_000 });
+    await fence({
+      received: () => client.ticks,
+      sendMarker: () => client.sdk.trigger(name, 'tick', { i: total + 1 }),
+      isMarker: (i) => i === total + 1,
+    });
+    expect(client.ticks).toEqual(Array.from({ length: total + 1 }, (_, i) => i + 1));
+  });
+
+  it.runIf(layout.gaps)(
+    'tells a client back on another node "trimmed" when it missed more than is kept',
+    async () => {
+      const client = await listener(SHORT, 'orders', 1);
+      await client.sdk.trigger('orders', 'tick', { i: 1 });
+      await until(() => client.ticks.length === 1, { what: 'the first event' });
+      await moveTo(client, 2, async () => {
+        for (let i = 2; i <= 11; i += 1) await client.sdk.trigger('orders', 'tick', { i });
+      });
+      await until(() => client.failures.length === 1, { what: 'herald:recovery_failed' });
+      // Serials 2..11 were published while away; the last five (7..11) are kept.
+      expect(client.failures).toEqual([{ reason: 'trimmed', first_serial: 7 }]);
+      await client.sdk.trigger('orders', 'tick', { i: 12 });
+      await until(() => client.ticks.includes(12), { what: 'live events after the failure' });
+      expect(client.ticks).toEqual([1, 12]);
+    },
+  );
+
+  it.runIf(layout.gaps)('tells a client "restarted" when Redis lost the channel’s history', async () => {
+    const client = await listener(APP, 'lost', 1);
+    await client.sdk.trigger('lost', 'tick', { i: 1 });
+    await until(() => client.ticks.length === 1, { what: 'the first event' });
+    await moveTo(client, 2, async () => {
+      // What a flushed or replaced Redis leaves of the channel: nothing.
+      const tag = `${prefix}{hist:${APP.id}:lost}`;
+      await redis.command(`${tag}:m`, ['DEL', `${tag}:m`, `${tag}:s`]);
+      await client.sdk.trigger('lost', 'tick', { i: 2 });
+    });
+    await until(() => client.failures.length === 1, { what: 'herald:recovery_failed' });
+    // The new history's serial 1 is not the old one's: the client is told, not handed a wrong replay.
+    expect(client.failures).toEqual([{ reason: 'restarted', first_serial: 1 }]);
+    await client.sdk.trigger('lost', 'tick', { i: 3 });
+    await until(() => client.ticks.includes(3), { what: 'live events after the failure' });
+    expect(client.ticks).toEqual([1, 3]);
+  });
+});
