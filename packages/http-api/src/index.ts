@@ -5,6 +5,8 @@ export type {
   ChannelQuery,
   ChannelState,
   ChannelSummary,
+  HistoryPage,
+  HistoryQuery,
   MetricsText,
   PublishedEvent,
   RealtimeBackend,
@@ -17,6 +19,7 @@ export {
   type RawRestResponse,
 } from './fast-trigger.js';
 export { createHttpApi, type HttpApiEnv, type HttpApiOptions, type HttpApiRequest } from './http-api.js';
+export { DEFAULT_HISTORY_LIMIT, MAX_HISTORY_LIMIT } from './routes/history.js';
 export { type LogFields, type Logger, silentLogger } from './logger.js';
 export {
   memoryRateLimitStore,

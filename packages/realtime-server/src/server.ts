@@ -7,7 +7,7 @@ import type { RealtimeApp, ResolvedApp } from './app.js';
 import { ApplicationEventEmitter } from './application-events.js';
 import { SingleNode } from './cluster/single-node.js';
 import { createMemoryHistory } from './history/memory-history.js';
-import type { ChannelHistory } from './history/types.js';
+import type { ChannelHistory, HistoryList } from './history/types.js';
 import type { FastHttpHandler, FetchHandler } from './http-bridge.js';
 import { type Logger, silentLogger } from './logger.js';
 import { ServerMetrics } from './metrics.js';
@@ -20,6 +20,7 @@ import {
   type ChannelSummary,
   countConnections,
   listChannels,
+  listHistory,
   listPresenceUsers,
   readChannel,
 } from './server/channel-queries.js';
@@ -117,6 +118,15 @@ export interface RealtimeServer {
   channel(appId: string, name: string): Promise<ChannelDetails>;
   /** User ids present in a presence channel (cluster-wide when clustered). */
   presenceUsers(appId: string, name: string): Promise<string[]>;
+  /**
+   * Up to `limit` kept events of a channel with a serial above `afterSerial`, oldest first, with the channel's
+   * position and first serial still held; `undefined` when the app keeps no history (or is not served here).
+   */
+  history(
+    appId: string,
+    name: string,
+    query: { readonly afterSerial: number; readonly limit: number },
+  ): Promise<HistoryList | undefined>;
   /**
    * Closes with 4009 every socket signed in as the user or present as them in a presence channel, on every node;
    * returns the number closed on this node.
@@ -314,6 +324,10 @@ export function createRealtimeServer(options: RealtimeServerOptions): RealtimeSe
 
     presenceUsers(appId, name) {
       return listPresenceUsers(ctx, appId, name);
+    },
+
+    history(appId, name, query) {
+      return listHistory(ctx, appId, name, query);
     },
 
     terminateUser(appId, userId) {

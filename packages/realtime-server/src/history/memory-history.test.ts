@@ -134,6 +134,22 @@ describe('createMemoryHistory', () => {
     });
   });
 
+  it('lists kept events after a serial, at most limit of them, with the position and first serial held', () => {
+    const history = open();
+    const last = publish(history, 'a', 8);
+    const list = (afterSerial: number, limit: number) =>
+      history.list('app', 'a', { afterSerial, limit }, limits);
+    expect(list(4, 2)).toEqual({ position: last, firstSerial: 4, frames: ['a#5', 'a#6'] });
+    // Before the first serial held: from the first one held (the caller sees the gap from firstSerial).
+    expect(list(0, 3)).toEqual({ position: last, firstSerial: 4, frames: ['a#4', 'a#5', 'a#6'] });
+    expect(list(8, 10)).toEqual({ position: last, firstSerial: 4, frames: [] });
+    expect(history.list('app', 'quiet', { afterSerial: 0, limit: 10 }, limits)).toMatchObject({
+      position: { serial: 0 },
+      firstSerial: null,
+      frames: [],
+    });
+  });
+
   it('forgets an app: its channels start again in a new epoch', () => {
     const history = open();
     const last = publish(history, 'a', 2);

@@ -199,6 +199,21 @@ export function createMemoryHistory(options: MemoryHistoryOptions = {}): Channel
       }
       return { ok: true, frames };
     },
+    list(appId, channel, query, limits) {
+      const app = appLog(appId);
+      const log = channelLog(appId, channel, limits);
+      dropAged(app, log, now());
+      const held = log.entries.length - log.head;
+      const first = held > 0 ? (log.entries[log.head] as Entry).serial : null;
+      const position = { serial: log.last, epoch: log.epoch };
+      if (first === null) return { position, firstSerial: null, frames: [] };
+      // Serials in a log are consecutive from its head: the first one wanted is found by arithmetic.
+      const start = log.head + Math.max(0, query.afterSerial + 1 - first);
+      const end = Math.min(log.entries.length, start + query.limit);
+      const frames: string[] = [];
+      for (let i = start; i < end; i += 1) frames.push((log.entries[i] as Entry).frame);
+      return { position, firstSerial: first, frames };
+    },
     forget(appId) {
       apps.delete(appId);
     },
