@@ -259,14 +259,25 @@ async function listen(pusher: PusherClient, name: string) {
   return ticks;
 }
 
-/** Cuts the client's connection, runs `away` while it is down, and waits until pusher-js is back by itself. */
+/**
+ * Cuts the client's connection, runs `away` while it is down, and waits until pusher-js is back by itself. pusher-js
+ * sees the close at once and tries again a second later; an attempt that meets the refusing proxy hangs for its
+ * 15 s timeout, so the proxy is restored as soon as `away` is done (a slower `away` only makes the test slower).
+ */
 async function awayWhile(pusher: PusherClient, away: () => Promise<unknown>): Promise<void> {
   const proxy = proxies.get(pusher) as TcpProxy;
+  const before = pusher.connection.socket_id;
+  let closed = false;
+  const onError = () => {
+    closed = true;
+  };
+  pusher.connection.bind('error', onError);
   proxy.cut();
-  await until(() => pusher.connection.state !== 'connected', { what: 'pusher-js to see the cut' });
+  await until(() => closed, { what: 'pusher-js to see the cut' });
+  pusher.connection.unbind('error', onError);
   await away();
   proxy.restore();
-  await until(() => pusher.connection.state === 'connected', {
+  await until(() => pusher.connection.state === 'connected' && pusher.connection.socket_id !== before, {
     what: 'pusher-js to reconnect',
     limitMs: 90_000,
   });
