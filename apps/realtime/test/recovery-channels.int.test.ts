@@ -230,6 +230,46 @@ describe('recovery on authorised channels', () => {
   });
 });
 
+describe('/metrics', () => {
+  it('counts replays, replayed events and recovery failures by reason, and shows history size per app', async () => {
+    for (let i = 1; i <= 3; i += 1) await sdk.trigger('metered', 'tick', { i });
+    const epoch = ((await history('metered')).body as HistoryAnswer).position.epoch;
+    const before = await scrape();
+    // A resubscribe from serial 1 is sent 2 and 3; one to an app without history is told `disabled`.
+    const replayed = await rawSocket(APP.key);
+    replayed.send({ event: 'pusher:subscribe', data: { channel: 'metered', herald_after: 1, herald_epoch: epoch } });
+    await until(() => replayed.frames.filter((frame) => frame.includes('"tick"')).length === 2, {
+      what: 'the replay',
+    });
+    const refused = await rawSocket(PLAIN.key);
+    refused.send({ event: 'pusher:subscribe', data: { channel: 'metered', herald_after: 1, herald_epoch: epoch } });
+    await until(() => refused.frames.some((frame) => frame.includes('herald:recovery_failed')), {
+      what: 'the failure',
+    });
+    const after = await scrape();
+    const grew = (series: string) => (after.get(series) ?? 0) - (before.get(series) ?? 0);
+    expect(grew('herald_history_replays_total{app_id="shop"}')).toBe(1);
+    expect(grew('herald_history_replayed_events_total{app_id="shop"}')).toBe(2);
+    expect(grew('herald_recovery_failures_total{app_id="plain",reason="disabled"}')).toBe(1);
+    expect(after.get('herald_history_events{app_id="shop"}')).toBeGreaterThanOrEqual(3);
+    expect(after.get('herald_history_bytes{app_id="shop"}')).toBeGreaterThan(0);
+    // An app without history has no size series.
+    expect(after.has('herald_history_events{app_id="plain"}')).toBe(false);
+  });
+});
+
+/** `/metrics` as series name with labels → value. */
+async function scrape(): Promise<Map<string, number>> {
+  const text = await (await fetch(`http://127.0.0.1:${running.port}/metrics`)).text();
+  const series = new Map<string, number>();
+  for (const line of text.split('\n')) {
+    if (line.startsWith('#') || line === '') continue;
+    const space = line.lastIndexOf(' ');
+    series.set(line.slice(0, space), Number(line.slice(space + 1)));
+  }
+  return series;
+}
+
 /** A pusher-js client with the plugin, through a proxy the test can cut; signs channels as an auth endpoint. */
 async function client() {
   const proxy = await startTcpProxy({ host: '127.0.0.1', port: running.port });

@@ -225,6 +225,12 @@ export function createRealtimeServer(options: RealtimeServerOptions): RealtimeSe
     draining: false,
     reportListenerError: (error: unknown) => logger.error('application event listener threw', { error }),
   };
+  metrics.watchHistorySize({
+    *apps() {
+      for (const [appId, app] of ctx.apps.byId) if (app.config.history !== undefined) yield appId;
+    },
+    size: (appId) => ctx.history.size?.(appId),
+  });
   const http = createHttpRoute(ctx, options, {
     maxBodyBytes: options.maxRequestSize ?? 10_000,
     scheme: options.tls ? 'https' : 'http',

@@ -108,6 +108,9 @@ describe('createMemoryHistory', () => {
       ok: true,
       frames: ['b#1', 'b#2', 'b#3'],
     });
+    // What the /metrics gauges read: the five events held, within the cap.
+    expect(history.size?.('app')).toEqual({ events: 5, bytes: 30 });
+    expect(history.size?.('other')).toEqual({ events: 0, bytes: 0 });
   });
 
   it('tells a position from another life of the history as restarted', () => {

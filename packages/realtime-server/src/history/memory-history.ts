@@ -214,6 +214,10 @@ export function createMemoryHistory(options: MemoryHistoryOptions = {}): Channel
       for (let i = start; i < end; i += 1) frames.push((log.entries[i] as Entry).frame);
       return { position, firstSerial: first, frames };
     },
+    size(appId) {
+      const app = apps.get(appId);
+      return { events: app?.held ?? 0, bytes: app?.bytes ?? 0 };
+    },
     forget(appId) {
       apps.delete(appId);
     },

@@ -24,6 +24,12 @@ export interface HistoryList {
   readonly frames: readonly string[];
 }
 
+/** What an app's history holds: events, and bytes of their frames. */
+export interface HistorySize {
+  readonly events: number;
+  readonly bytes: number;
+}
+
 /**
  * Assigns per-channel serials and keeps each channel's recent frames. Answers are {@link Awaitable}: a store in
  * memory answers at once and the server goes on synchronously (no gap between replay and live), a shared store with
@@ -51,6 +57,8 @@ export interface ChannelHistory {
     query: { readonly afterSerial: number; readonly limit: number },
     limits: HistoryLimits,
   ): Awaitable<HistoryList>;
+  /** What the app's history holds, for the `/metrics` gauges (read at scrape time); absent where a store cannot tell. */
+  size?(appId: string): Awaitable<HistorySize>;
   /** Forgets an app's history (the app was removed or turned history off). */
   forget(appId: string): void;
   /** Stops the store's timers. */

@@ -35,6 +35,7 @@ export function confirmSubscription(
   if (limits === undefined) {
     send(ws, app, encodeSubscriptionSucceeded(channel, presence));
     if (after !== undefined) {
+      app.metrics.recoveryFailures.disabled.inc();
       send(ws, app, encodeRecoveryFailed(channel, { reason: 'disabled', firstSerial: null }));
     }
     if (cache) replayCache(ctx, ws, app, channel);
@@ -66,10 +67,13 @@ export function confirmSubscription(
 
 function sendReplay(ctx: ServerContext, ws: Socket, app: AppState, channel: string, read: HistoryRead): void {
   if (read.ok) {
+    app.metrics.replays.inc();
+    app.metrics.replayedEvents.inc(read.frames.length);
     // The replay ends with the channel's latest event: the cache's copy of it would be a duplicate.
     for (const frame of read.frames) send(ws, app, frame);
     return;
   }
+  app.metrics.recoveryFailures[read.failure.reason].inc();
   send(ws, app, encodeRecoveryFailed(channel, read.failure, read.position));
   if (describeChannel(channel).cache) replayCache(ctx, ws, app, channel);
 }
