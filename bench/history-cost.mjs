@@ -36,7 +36,12 @@ function on(count, offset) {
   for (let i = 0; i < count; i += 1) {
     const channel = channels[(i + offset) % channels.length];
     const message = { event: 'order.updated', channel, data };
-    sink += history.append('bench', channel, (position) => encodeChannelEvent(message, position), limits).length;
+    sink += history.append(
+      'bench',
+      channel,
+      (position) => encodeChannelEvent(message, position),
+      limits,
+    ).length;
   }
 }
 
@@ -63,5 +68,7 @@ const offNs = median(figures.off);
 const onNs = median(figures.on);
 console.log(`channels ${channels.length}, ${rounds} rounds × ${perRound} events, median CPU per event:`);
 console.log(`  history off (encode once):            ${offNs.toFixed(0)} ns`);
-console.log(`  history on (serial, encode, keep):    ${onNs.toFixed(0)} ns  (+${(onNs - offNs).toFixed(0)} ns)`);
+console.log(
+  `  history on (serial, encode, keep):    ${onNs.toFixed(0)} ns  (+${(onNs - offNs).toFixed(0)} ns)`,
+);
 console.log(`  (checksum ${sink % 1000})`);

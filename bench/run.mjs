@@ -258,8 +258,24 @@ for (const [of, against] of [
 ]) {
   check('history on: fan-out 1k deliveries/s', 'fanout-1k', 'deliveries_s', '>=', 0.8, of, against);
   check('history on: fan-out 5k deliveries/s', 'fanout-5k', 'deliveries_s', '>=', 0.8, of, against);
-  check('history on: fan-out 1k per server CPU-second', 'fanout-1k', 'deliveries_per_cpu_s', '>=', 0.8, of, against);
-  check('history on: fan-out 5k per server CPU-second', 'fanout-5k', 'deliveries_per_cpu_s', '>=', 0.8, of, against);
+  check(
+    'history on: fan-out 1k per server CPU-second',
+    'fanout-1k',
+    'deliveries_per_cpu_s',
+    '>=',
+    0.8,
+    of,
+    against,
+  );
+  check(
+    'history on: fan-out 5k per server CPU-second',
+    'fanout-5k',
+    'deliveries_per_cpu_s',
+    '>=',
+    0.8,
+    of,
+    against,
+  );
 }
 const lost = results.filter(
   (row) =>

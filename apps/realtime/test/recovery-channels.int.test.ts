@@ -9,7 +9,6 @@ import WebSocket from 'ws';
 import { configSchema } from '../src/config-schema.js';
 import { type RunningRealtime, startRealtime } from '../src/start.js';
 import { type PusherClient, pusherJsClient } from './pusher-client.js';
-import { pusherSdk } from './pusher-sdk.js';
 
 // Issue 26, part 3 on one node: the REST history route read with the `pusher` SDK's signed `get`, and recovery on
 // presence and encrypted channels (authorised again on resubscribe; encrypted history holds the publisher's
@@ -80,7 +79,9 @@ describe('GET /apps/{id}/channels/{name}/history', () => {
     const all = await history('rest-orders');
     expect(all.status).toBe(200);
     const answer = all.body as HistoryAnswer;
-    expect(answer.events).toEqual(data.map((item, i) => ({ serial: i + 1, event: 'order.placed', data: item })));
+    expect(answer.events).toEqual(
+      data.map((item, i) => ({ serial: i + 1, event: 'order.placed', data: item })),
+    );
     expect(answer.position.serial).toBe(5);
     expect(answer.position.epoch).toMatch(/\S/);
     expect(answer.first_serial).toBe(1);
@@ -116,9 +117,12 @@ describe('GET /apps/{id}/channels/{name}/history', () => {
     expect(((await response.json()) as HistoryAnswer).events).toEqual([
       { serial: 1, event: 'ping', data: '{"n":1}' },
     ]);
-    const wrong = await fetch(`http://127.0.0.1:${running.port}/apps/${APP.id}/channels/rest-bearer/history`, {
-      headers: { Authorization: 'Bearer not-the-secret' },
-    });
+    const wrong = await fetch(
+      `http://127.0.0.1:${running.port}/apps/${APP.id}/channels/rest-bearer/history`,
+      {
+        headers: { Authorization: 'Bearer not-the-secret' },
+      },
+    );
     expect(wrong.status).toBe(401);
   });
 
@@ -237,12 +241,18 @@ describe('/metrics', () => {
     const before = await scrape();
     // A resubscribe from serial 1 is sent 2 and 3; one to an app without history is told `disabled`.
     const replayed = await rawSocket(APP.key);
-    replayed.send({ event: 'pusher:subscribe', data: { channel: 'metered', herald_after: 1, herald_epoch: epoch } });
+    replayed.send({
+      event: 'pusher:subscribe',
+      data: { channel: 'metered', herald_after: 1, herald_epoch: epoch },
+    });
     await until(() => replayed.frames.filter((frame) => frame.includes('"tick"')).length === 2, {
       what: 'the replay',
     });
     const refused = await rawSocket(PLAIN.key);
-    refused.send({ event: 'pusher:subscribe', data: { channel: 'metered', herald_after: 1, herald_epoch: epoch } });
+    refused.send({
+      event: 'pusher:subscribe',
+      data: { channel: 'metered', herald_after: 1, herald_epoch: epoch },
+    });
     await until(() => refused.frames.some((frame) => frame.includes('herald:recovery_failed')), {
       what: 'the failure',
     });

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { createRequire } from 'node:module';
+import type { AddressInfo } from 'node:net';
 import { gzipSync } from 'node:zlib';
 import { startTcpProxy, type TcpProxy } from '@herald/app-store-postgres/testing';
 import { silentLogger } from '@herald/realtime-server';
@@ -9,8 +9,8 @@ import { enableRecovery } from '@herald/recovery';
 import { sleep, until } from '@herald/test-kit';
 import { build } from 'esbuild';
 import Echo from 'laravel-echo';
-import type Pusher from 'pusher';
 import { type Browser, chromium } from 'playwright-core';
+import type Pusher from 'pusher';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { configSchema } from '../src/config-schema.js';
 import { type RunningRealtime, startRealtime } from '../src/start.js';
@@ -92,10 +92,13 @@ async function cutWhileStreaming(
   const atCut = publisher.published;
   await until(() => publisher.published >= atCut + 5, { what: 'events published while away' });
   tcp.restore();
-  await until(async () => {
-    const now = await client.socketId();
-    return now !== undefined && now !== before;
-  }, { what: 'the client to reconnect by itself', limitMs: 90_000 });
+  await until(
+    async () => {
+      const now = await client.socketId();
+      return now !== undefined && now !== before;
+    },
+    { what: 'the client to reconnect by itself', limitMs: 90_000 },
+  );
 }
 
 /** Lets the stream run on after the reconnect, stops it, and waits for every event it published. */

@@ -19,7 +19,6 @@ export {
   type RawRestResponse,
 } from './fast-trigger.js';
 export { createHttpApi, type HttpApiEnv, type HttpApiOptions, type HttpApiRequest } from './http-api.js';
-export { DEFAULT_HISTORY_LIMIT, MAX_HISTORY_LIMIT } from './routes/history.js';
 export { type LogFields, type Logger, silentLogger } from './logger.js';
 export {
   memoryRateLimitStore,
@@ -28,3 +27,4 @@ export {
   type RateLimitStore,
 } from './rate-limits.js';
 export { type AuthScheme, authenticateRequest, type IncomingRequest } from './request-auth.js';
+export { DEFAULT_HISTORY_LIMIT, MAX_HISTORY_LIMIT } from './routes/history.js';

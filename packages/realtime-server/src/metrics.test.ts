@@ -77,7 +77,9 @@ describe('ServerMetrics history counts', () => {
     expect(scraped).toContain('herald_recovery_failures_total{app_id="shop",reason="trimmed"} 2');
     expect(scraped).toContain('herald_recovery_failures_total{app_id="shop",reason="restarted"} 1');
     expect(scraped.filter((line) => line.includes('reason="expired"'))).toEqual([]);
-    expect(scraped.filter((line) => line.startsWith('herald_history') && line.includes('"blog"'))).toEqual([]);
+    expect(scraped.filter((line) => line.startsWith('herald_history') && line.includes('"blog"'))).toEqual(
+      [],
+    );
   });
 
   it('reads history size per app from its source at scrape time, and drops apps no longer listed', async () => {
