@@ -195,7 +195,9 @@ describe('recovery on authorised channels', () => {
     const publisher = new Pusher({ ...sdkOptions(APP), encryptionMasterKeyBase64: MASTER_KEY });
     const post = publisher.post.bind(publisher);
     publisher.post = (options) => {
-      const body = options.body as { data: string; channels: string[] };
+      // Typed as a string by the SDK's typings; `trigger` hands `post` the object it serialises.
+      const sentBody: unknown = options.body;
+      const body = sentBody as { data: string; channels: string[] };
       if (body.channels.includes(ledger)) sent.push(body.data);
       return post(options);
     };

@@ -10,11 +10,11 @@ import { sleep, until } from '@herald/test-kit';
 import { build } from 'esbuild';
 import Echo from 'laravel-echo';
 import { type Browser, chromium } from 'playwright-core';
+import PusherJs from 'pusher-js';
 import type Pusher from 'pusher';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { configSchema } from '../src/config-schema.js';
 import { type RunningRealtime, startRealtime } from '../src/start.js';
-import { PusherClient } from './pusher-client.js';
 import { pusherSdk } from './pusher-sdk.js';
 
 // Issue 26's client proofs on one node: Laravel Echo with `enableRecovery(echo.connector.pusher)`, and headless
@@ -125,7 +125,8 @@ describe('recovery with Laravel Echo and in a browser', () => {
       wsPort: tcp.port,
       forceTLS: false,
       enabledTransports: ['ws'],
-      Pusher: PusherClient,
+      // pusher-js's CommonJS export is the class itself, as Echo's typings expect of `Pusher`.
+      Pusher: PusherJs,
     });
     cleanups.push(() => echo.disconnect());
     enableRecovery(echo.connector.pusher);
