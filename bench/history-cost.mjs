@@ -28,7 +28,8 @@ let sink = 0;
 function off(count, offset) {
   for (let i = 0; i < count; i += 1) {
     const channel = channels[(i + offset) % channels.length];
-    sink += encodeChannelEvent({ event: 'order.updated', channel, data }).length;
+    // The fan-out measures every frame (`Buffer.byteLength`, as the server's metrics do), which flattens it.
+    sink += Buffer.byteLength(encodeChannelEvent({ event: 'order.updated', channel, data }));
   }
 }
 

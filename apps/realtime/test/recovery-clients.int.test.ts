@@ -90,7 +90,7 @@ async function cutWhileStreaming(
   tcp.cut();
   await until(() => client.sawClose(), { what: 'the client to see the cut' });
   const atCut = publisher.published;
-  await until(() => publisher.published >= atCut + 5, { what: 'events published while away' });
+  await until(() => publisher.published >= atCut + 3, { what: 'events published while away' });
   tcp.restore();
   await until(
     async () => {
