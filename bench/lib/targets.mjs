@@ -245,7 +245,14 @@ export async function startTarget(name, options = {}) {
     stdio: 'ignore',
   });
   const exited = new Promise((resolve) => child.once('exit', resolve));
-  await waitForPort(port, child);
+  try {
+    await waitForPort(port, child);
+  } catch (error) {
+    // A server too slow to start (a busy machine) would otherwise run on after the bench, holding its port.
+    child.kill('SIGKILL');
+    await receiver?.stop();
+    throw error;
+  }
   return {
     name,
     port,
