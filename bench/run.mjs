@@ -191,6 +191,8 @@ const RATIOS = [
   ['portable/soketi', 'herald-portable', 'soketi'],
   ['portable/ceiling-ws', 'herald-portable', 'ceiling-ws'],
   ['webhooks/plain', 'herald-webhooks', 'herald'],
+  ['history/plain', 'herald-history', 'herald'],
+  ['history/plain portable', 'herald-history-portable', 'herald-portable'],
 ].filter(([, of, against]) => targets.includes(of) && targets.includes(against));
 const lines = [];
 const header = ['scenario', 'figure', ...targets, ...RATIOS.map(([label]) => label)];
@@ -249,9 +251,35 @@ const PORTABLE_TARGETS = [
 for (const of of portableTargets)
   for (const [label, scenario, key, op, bound] of PORTABLE_TARGETS)
     check(label, scenario, key, op, bound, of, 'ceiling-ws');
+// Issue 26: channel history on costs at most 20 % of fan-out throughput on one node, on either transport.
+for (const [of, against] of [
+  ['herald-history', 'herald'],
+  ['herald-history-portable', 'herald-portable'],
+]) {
+  check('history on: fan-out 1k deliveries/s', 'fanout-1k', 'deliveries_s', '>=', 0.8, of, against);
+  check('history on: fan-out 5k deliveries/s', 'fanout-5k', 'deliveries_s', '>=', 0.8, of, against);
+  check(
+    'history on: fan-out 1k per server CPU-second',
+    'fanout-1k',
+    'deliveries_per_cpu_s',
+    '>=',
+    0.8,
+    of,
+    against,
+  );
+  check(
+    'history on: fan-out 5k per server CPU-second',
+    'fanout-5k',
+    'deliveries_per_cpu_s',
+    '>=',
+    0.8,
+    of,
+    against,
+  );
+}
 const lost = results.filter(
   (row) =>
-    row.target === 'herald' &&
+    (row.target === 'herald' || row.target === 'herald-history') &&
     ((row.delivery_ratio !== undefined && row.delivery_ratio < 1) ||
       (row.member_added_ratio !== undefined && row.member_added_ratio < 1)),
 );

@@ -11,9 +11,22 @@ export const APP = { id: 'bench', key: 'bench-key', secret: 'bench-secret' };
 // native uWebSockets.js build loads.
 // `herald-webhooks` is Herald with every webhook event type on, sent to a receiver that never answers (the worst
 // receiver: each request waits for its timeout, then retries), to show what webhooks cost the hot paths.
+// `herald-history` and `herald-history-portable` are `herald` and `herald-portable` with the app's channel history on
+// (`history: { enabled: true }`: every event gets a serial and is kept in memory), to show what history costs fan-out.
 // `ceiling` is the bare uWebSockets.js server (ceiling.mjs), `ceiling-ws` the bare node:http + ws one (ceiling-ws.mjs):
 // what each transport could reach at most on this machine.
-export const TARGETS = ['herald', 'herald-portable', 'herald-webhooks', 'soketi', 'ceiling', 'ceiling-ws'];
+export const TARGETS = [
+  'herald',
+  'herald-portable',
+  'herald-webhooks',
+  'herald-history',
+  'herald-history-portable',
+  'soketi',
+  'ceiling',
+  'ceiling-ws',
+];
+const PORTABLE = new Set(['herald-portable', 'herald-history-portable']);
+const HISTORY = new Set(['herald-history', 'herald-history-portable']);
 
 const benchDir = fileURLToPath(new URL('..', import.meta.url));
 const rootDir = fileURLToPath(new URL('../..', import.meta.url));
@@ -88,7 +101,7 @@ async function startSilentReceiver() {
   };
 }
 
-export function heraldConfig(port, webhookUrl) {
+export function heraldConfig(port, webhookUrl, options = {}) {
   const webhooks = webhookUrl
     ? [
         {
@@ -131,6 +144,7 @@ export function heraldConfig(port, webhookUrl) {
         max_event_batch_size: 100,
         max_event_channels_at_once: 100,
         webhooks,
+        ...(options.history ? { history: { enabled: true } } : {}),
       },
     ],
     rate_limiter: { enabled: false },
@@ -190,7 +204,7 @@ export async function waitForPort(port, child, timeoutMs = 20_000) {
  * uWebSockets.js build has Node ≤ 20 binaries only. `options.transport` is the `herald` target's REALTIME_TRANSPORT
  * (default `auto`: native where a build loads); `uws` stops the target where none loads rather than measure the
  * other transport.
- * @param {'herald'|'herald-portable'|'herald-webhooks'|'soketi'|'ceiling'|'ceiling-ws'} name
+ * @param {'herald'|'herald-portable'|'herald-webhooks'|'herald-history'|'herald-history-portable'|'soketi'|'ceiling'|'ceiling-ws'} name
  * @param {{ cpu?: string, profileDir?: string, label?: string, node?: string, transport?: 'auto'|'uws'|'portable' }} options
  */
 export async function startTarget(name, options = {}) {
@@ -201,15 +215,18 @@ export async function startTarget(name, options = {}) {
   let args;
   let env = { ...process.env };
   let receiver;
-  if (name === 'herald' || name === 'herald-portable' || name === 'herald-webhooks') {
+  if (name.startsWith('herald')) {
     receiver = name === 'herald-webhooks' ? await startSilentReceiver() : undefined;
     const configFile = `${workDir}/herald-bench.json`;
-    writeFileSync(configFile, JSON.stringify(heraldConfig(port, receiver?.url), null, 2));
+    writeFileSync(
+      configFile,
+      JSON.stringify(heraldConfig(port, receiver?.url, { history: HISTORY.has(name) }), null, 2),
+    );
     const bin = `${rootDir}apps/realtime/dist/bin.js`;
     if (!existsSync(bin)) throw new Error(`${bin} is missing: run \`pnpm build\` first`);
     args = [...node, bin, 'server', '--host', '127.0.0.1', '--port', String(port), '--config', configFile];
     env.NODE_ENV = 'production';
-    env.REALTIME_TRANSPORT = name === 'herald-portable' ? 'portable' : (options.transport ?? 'auto');
+    env.REALTIME_TRANSPORT = PORTABLE.has(name) ? 'portable' : (options.transport ?? 'auto');
   } else if (name === 'soketi') {
     const bin = ensureSoketi();
     args = [...node, bin, 'start'];
@@ -228,7 +245,14 @@ export async function startTarget(name, options = {}) {
     stdio: 'ignore',
   });
   const exited = new Promise((resolve) => child.once('exit', resolve));
-  await waitForPort(port, child);
+  try {
+    await waitForPort(port, child);
+  } catch (error) {
+    // A server too slow to start (a busy machine) would otherwise run on after the bench, holding its port.
+    child.kill('SIGKILL');
+    await receiver?.stop();
+    throw error;
+  }
   return {
     name,
     port,

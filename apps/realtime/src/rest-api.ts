@@ -17,6 +17,7 @@ export function backendOf(server: RealtimeServer): RealtimeBackend {
     channels: (appId, query) => server.channels(appId, query.prefix),
     channel: (appId, name) => server.channel(appId, name),
     presenceUsers: (appId, name) => server.presenceUsers(appId, name),
+    history: (appId, name, query) => server.history(appId, name, query),
     terminateUser: (appId, userId) => {
       server.terminateUser(appId, userId);
     },

@@ -43,6 +43,22 @@ export interface ChannelState {
   readonly cache?: CachedEvent | undefined;
 }
 
+/** What to read of a channel's history: events with a serial above `afterSerial`, at most `limit` of them. */
+export interface HistoryQuery {
+  readonly afterSerial: number;
+  readonly limit: number;
+}
+
+/** A page of a channel's history as the server keeps it: its event frames, oldest first, and where it stands. */
+export interface HistoryPage {
+  /** The channel's last serial (0 before the first event) and the epoch serials belong to. */
+  readonly position: { readonly serial: number; readonly epoch: string };
+  /** The oldest serial still held, or null when none is. */
+  readonly firstSerial: number | null;
+  /** The kept event frames (Pusher frames with `herald_serial`), exactly as subscribers received them. */
+  readonly frames: readonly string[];
+}
+
 /** Prometheus exposition text and its content type. */
 export interface MetricsText {
   readonly contentType: string;
@@ -62,6 +78,11 @@ export interface RealtimeBackend {
   channel(appId: string, name: string): Awaitable<ChannelState>;
   /** The ids of the users present on a presence channel. */
   presenceUsers(appId: string, name: string): Awaitable<readonly string[]>;
+  /**
+   * A channel's kept events after a serial; `undefined` when the app keeps no history. Absent: no app keeps any
+   * (the history route answers 409).
+   */
+  history?(appId: string, name: string, query: HistoryQuery): Awaitable<HistoryPage | undefined>;
   /** Closes a user's signed-in and presence sockets with 4009. */
   terminateUser(appId: string, userId: string): Awaitable<void>;
   /** The server's metrics as Prometheus text. */

@@ -9,6 +9,7 @@ export type HttpApiErrorCode =
   | 'app_not_found'
   | 'route_not_found'
   | 'payload_too_large'
+  | 'history_disabled'
   | 'rate_limited'
   | 'backend_failed';
 
@@ -20,6 +21,7 @@ export const HttpApiErrorStatus = {
   app_not_found: 404,
   route_not_found: 404,
   payload_too_large: 413,
+  history_disabled: 409,
   rate_limited: 429,
   backend_failed: 500,
 } as const satisfies Record<HttpApiErrorCode, number>;

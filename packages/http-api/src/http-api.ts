@@ -14,6 +14,7 @@ import { createAppRateLimits, type RateLimitOptions } from './rate-limits.js';
 import { listChannels, showChannel } from './routes/channels.js';
 import { triggerBatch, triggerEvent } from './routes/events.js';
 import { answerHealthy, answerMetrics, answerReady } from './routes/health.js';
+import { listHistory } from './routes/history.js';
 import { listPresenceUsers } from './routes/presence-users.js';
 import { terminateUserConnections } from './routes/users.js';
 
@@ -89,6 +90,7 @@ export function createHttpApi(options: HttpApiOptions): Hono<HttpApiEnv> {
   api.get('/apps/:appId/channels', listChannels(backend));
   api.get('/apps/:appId/channels/:channelName', showChannel(backend));
   api.get('/apps/:appId/channels/:channelName/users', listPresenceUsers(backend));
+  api.get('/apps/:appId/channels/:channelName/history', listHistory(backend));
   api.post('/apps/:appId/users/:userId/terminate_connections', terminateUserConnections(backend, logger));
 
   root.route(prefix === '' ? '/' : prefix, api);

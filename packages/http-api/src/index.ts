@@ -5,6 +5,8 @@ export type {
   ChannelQuery,
   ChannelState,
   ChannelSummary,
+  HistoryPage,
+  HistoryQuery,
   MetricsText,
   PublishedEvent,
   RealtimeBackend,
@@ -39,3 +41,4 @@ export {
   type IncomingRequest,
   publicAuthMessage,
 } from './request-auth.js';
+export { DEFAULT_HISTORY_LIMIT, MAX_HISTORY_LIMIT } from './routes/history.js';

@@ -14,10 +14,16 @@ export {
   DEFAULT_HISTORY_BYTES_PER_APP,
   type MemoryHistoryOptions,
 } from './history/memory-history.js';
-export type { ChannelHistory, HistoryLimits, HistoryRead } from './history/types.js';
+export type {
+  ChannelHistory,
+  HistoryLimits,
+  HistoryList,
+  HistoryRead,
+  HistorySize,
+} from './history/types.js';
 export type { FastHttpHandler, FetchHandler, RawHttpRequest, RawHttpResponse } from './http-bridge.js';
 export { type LogFields, type Logger, silentLogger } from './logger.js';
-export { ServerMetrics } from './metrics.js';
+export { type HistorySizeSource, ServerMetrics } from './metrics.js';
 export {
   type AppChange,
   type AppChanges,

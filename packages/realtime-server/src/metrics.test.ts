@@ -60,3 +60,47 @@ describe('ServerMetrics.forHttp', () => {
     expect(await lines(metrics)).toContain('herald_http_calls_received_total{app_id="shop"} 3');
   });
 });
+
+describe('ServerMetrics history counts', () => {
+  it('counts replays, replayed events and recovery failures by reason, only for apps that had any', async () => {
+    const metrics = new ServerMetrics({ processMetrics: false });
+    const shop = metrics.forApp('shop');
+    metrics.forApp('blog').connections.inc();
+    shop.replays.inc();
+    shop.replayedEvents.inc(4);
+    shop.recoveryFailures.trimmed.inc();
+    shop.recoveryFailures.trimmed.inc();
+    shop.recoveryFailures.restarted.inc();
+    const scraped = await lines(metrics);
+    expect(scraped).toContain('herald_history_replays_total{app_id="shop"} 1');
+    expect(scraped).toContain('herald_history_replayed_events_total{app_id="shop"} 4');
+    expect(scraped).toContain('herald_recovery_failures_total{app_id="shop",reason="trimmed"} 2');
+    expect(scraped).toContain('herald_recovery_failures_total{app_id="shop",reason="restarted"} 1');
+    expect(scraped.filter((line) => line.includes('reason="expired"'))).toEqual([]);
+    expect(scraped.filter((line) => line.startsWith('herald_history') && line.includes('"blog"'))).toEqual(
+      [],
+    );
+  });
+
+  it('reads history size per app from its source at scrape time, and drops apps no longer listed', async () => {
+    const metrics = new ServerMetrics({ processMetrics: false });
+    let apps = ['shop', 'blog'];
+    const sizes: Record<string, { events: number; bytes: number }> = {
+      shop: { events: 3, bytes: 120 },
+      blog: { events: 0, bytes: 0 },
+    };
+    metrics.watchHistorySize({ apps: () => apps, size: async (appId) => sizes[appId] });
+    expect(await lines(metrics)).toEqual(
+      expect.arrayContaining([
+        'herald_history_events{app_id="shop"} 3',
+        'herald_history_bytes{app_id="shop"} 120',
+        'herald_history_events{app_id="blog"} 0',
+      ]),
+    );
+    apps = ['shop'];
+    sizes.shop = { events: 5, bytes: 200 };
+    const scraped = await lines(metrics);
+    expect(scraped).toContain('herald_history_events{app_id="shop"} 5');
+    expect(scraped.filter((line) => line.includes('"blog"'))).toEqual([]);
+  });
+});

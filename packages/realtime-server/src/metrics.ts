@@ -1,4 +1,6 @@
+import type { Awaitable, RecoveryFailureReason } from '@herald/protocol-core';
 import { Counter, collectDefaultMetrics, Gauge, Registry } from 'prom-client';
+import type { HistorySize } from './history/types.js';
 
 /**
  * A per-app count kept as a plain number: the socket and frame paths add to it with no label hashing and no
@@ -29,7 +31,21 @@ export interface AppCounts {
   readonly bytesIn: AppCount;
   readonly bytesOut: AppCount;
   readonly subscriptions: AppCount;
+  /** Resubscriptions that were sent the events they missed (history on). */
+  readonly replays: AppCount;
+  /** Events sent in those replays. */
+  readonly replayedEvents: AppCount;
+  /** `herald:recovery_failed` sent, by reason. */
+  readonly recoveryFailures: Readonly<Record<RecoveryFailureReason, AppCount>>;
 }
+
+/** Where the history gauges read from: the apps with history on, and what the history holds for one. */
+export interface HistorySizeSource {
+  apps(): Iterable<string>;
+  size(appId: string): Awaitable<HistorySize | undefined>;
+}
+
+const FAILURE_REASONS: readonly RecoveryFailureReason[] = ['disabled', 'trimmed', 'expired', 'restarted'];
 
 /** The HTTP-side counts of one app (or of requests naming no served app, under the id ''). */
 export interface HttpCounts {
@@ -38,18 +54,48 @@ export interface HttpCounts {
   readonly bytesOut: AppCount;
 }
 
-type CountName = keyof AppCounts;
+type CountName = { [K in keyof AppCounts]: AppCounts[K] extends AppCount ? K : never }[keyof AppCounts];
 
 /** A counter's `collect`: adds what each app's count gained since the last scrape (a counter only goes up). */
 function reportCounter<T extends Record<K, AppCount>, K extends keyof T>(
   counts: ReadonlyMap<string, T>,
   name: K,
+  /** Leave out apps that never counted (history counters: most apps keep no history). */
+  onlyUsed = false,
 ) {
   return function collect(this: Counter<'app_id'>): void {
     for (const [appId, app] of counts) {
       const count = app[name];
+      if (onlyUsed && count.value === 0) continue;
       this.inc({ app_id: appId }, count.unreported);
       count.unreported = 0;
+    }
+  };
+}
+
+/** The recovery failures counter's `collect`: per app and reason, only those that happened. */
+function reportFailures(counts: ReadonlyMap<string, AppCounts>) {
+  return function collect(this: Counter<'app_id' | 'reason'>): void {
+    for (const [appId, app] of counts) {
+      for (const reason of FAILURE_REASONS) {
+        const count = app.recoveryFailures[reason];
+        if (count.value === 0) continue;
+        this.inc({ app_id: appId, reason }, count.unreported);
+        count.unreported = 0;
+      }
+    }
+  };
+}
+
+/** A history size gauge's `collect`: asks the history, at scrape time only, what each app with history holds. */
+function reportHistorySize(source: () => HistorySizeSource | undefined, field: keyof HistorySize) {
+  return async function collect(this: Gauge<'app_id'>): Promise<void> {
+    this.reset();
+    const from = source();
+    if (!from) return;
+    for (const appId of from.apps()) {
+      const size = await from.size(appId);
+      if (size) this.set({ app_id: appId }, size[field]);
     }
   };
 }
@@ -143,6 +189,42 @@ export class ServerMetrics {
     registers: [this.registry],
     collect: reportGauge(this.#apps, 'subscriptions'),
   });
+  readonly replays = new Counter({
+    name: 'herald_history_replays_total',
+    help: 'Resubscriptions sent the events they missed from channel history',
+    labelNames: ['app_id'] as const,
+    registers: [this.registry],
+    collect: reportCounter(this.#apps, 'replays', true),
+  });
+  readonly replayedEvents = new Counter({
+    name: 'herald_history_replayed_events_total',
+    help: 'Events sent from channel history in replays',
+    labelNames: ['app_id'] as const,
+    registers: [this.registry],
+    collect: reportCounter(this.#apps, 'replayedEvents', true),
+  });
+  readonly recoveryFailures = new Counter({
+    name: 'herald_recovery_failures_total',
+    help: 'herald:recovery_failed sent, by reason (disabled, trimmed, expired, restarted)',
+    labelNames: ['app_id', 'reason'] as const,
+    registers: [this.registry],
+    collect: reportFailures(this.#apps),
+  });
+  #historySource: HistorySizeSource | undefined;
+  readonly historyEvents = new Gauge({
+    name: 'herald_history_events',
+    help: 'Events held in channel history, per app with history on',
+    labelNames: ['app_id'] as const,
+    registers: [this.registry],
+    collect: reportHistorySize(() => this.#historySource, 'events'),
+  });
+  readonly historyBytes = new Gauge({
+    name: 'herald_history_bytes',
+    help: 'Bytes of frames held in channel history, per app with history on (in memory: UTF-16 size)',
+    labelNames: ['app_id'] as const,
+    registers: [this.registry],
+    collect: reportHistorySize(() => this.#historySource, 'bytes'),
+  });
 
   readonly appStoreUp = new Gauge({
     name: 'herald_app_store_up',
@@ -204,6 +286,14 @@ export class ServerMetrics {
         bytesIn: new AppCount(),
         bytesOut: new AppCount(),
         subscriptions: new AppCount(),
+        replays: new AppCount(),
+        replayedEvents: new AppCount(),
+        recoveryFailures: {
+          disabled: new AppCount(),
+          trimmed: new AppCount(),
+          expired: new AppCount(),
+          restarted: new AppCount(),
+        },
       };
       this.#apps.set(appId, counts);
     }
@@ -222,6 +312,14 @@ export class ServerMetrics {
       this.#http.set(appId, counts);
     }
     return counts;
+  }
+
+  /**
+   * Reads the history size gauges from `source` at scrape time (the server passes its apps with history on and its
+   * history's `size`, when the history can tell). Nothing is measured between scrapes.
+   */
+  watchHistorySize(source: HistorySizeSource): void {
+    this.#historySource = source;
   }
 
   /** Hooks an app store calls, counted into the app-store metrics above. */

@@ -9,7 +9,7 @@ import { parseTrustedProxies } from './client-address.js';
 import { SingleNode } from './cluster/single-node.js';
 import { RealtimeServerError } from './errors.js';
 import { createMemoryHistory } from './history/memory-history.js';
-import type { ChannelHistory } from './history/types.js';
+import type { ChannelHistory, HistoryList } from './history/types.js';
 import type { FastHttpHandler, FetchHandler } from './http-bridge.js';
 import { type Logger, silentLogger } from './logger.js';
 import { ServerMetrics } from './metrics.js';
@@ -23,6 +23,7 @@ import {
   type ChannelSummary,
   countConnections,
   listChannels,
+  listHistory,
   listPresenceUsers,
   readChannel,
 } from './server/channel-queries.js';
@@ -164,6 +165,15 @@ export interface RealtimeServer {
   /** User ids present in a presence channel (cluster-wide when clustered). */
   presenceUsers(appId: string, name: string): Promise<string[]>;
   /**
+   * Up to `limit` kept events of a channel with a serial above `afterSerial`, oldest first, with the channel's
+   * position and first serial still held; `undefined` when the app keeps no history (or is not served here).
+   */
+  history(
+    appId: string,
+    name: string,
+    query: { readonly afterSerial: number; readonly limit: number },
+  ): Promise<HistoryList | undefined>;
+  /**
    * Closes with 4009 every socket signed in as the user or present as them in a presence channel, on every node;
    * returns the number closed on this node.
    */
@@ -270,6 +280,12 @@ export function createRealtimeServer(options: RealtimeServerOptions): RealtimeSe
     draining: false,
     reportListenerError: (error: unknown) => logger.error('application event listener threw', { error }),
   };
+  metrics.watchHistorySize({
+    *apps() {
+      for (const [appId, app] of ctx.apps.byId) if (app.config.history !== undefined) yield appId;
+    },
+    size: (appId) => ctx.history.size?.(appId),
+  });
   const http = createHttpRoute(ctx, options, {
     maxBodyBytes: options.maxRequestSize ?? 10_000,
     scheme: options.tls ? 'https' : 'http',
@@ -376,6 +392,10 @@ export function createRealtimeServer(options: RealtimeServerOptions): RealtimeSe
 
     presenceUsers(appId, name) {
       return listPresenceUsers(ctx, appId, name);
+    },
+
+    history(appId, name, query) {
+      return listHistory(ctx, appId, name, query);
     },
 
     terminateUser(appId, userId) {

@@ -108,6 +108,9 @@ describe('createMemoryHistory', () => {
       ok: true,
       frames: ['b#1', 'b#2', 'b#3'],
     });
+    // What the /metrics gauges read: the five events held, within the cap.
+    expect(history.size?.('app')).toEqual({ events: 5, bytes: 30 });
+    expect(history.size?.('other')).toEqual({ events: 0, bytes: 0 });
   });
 
   it('tells a position from another life of the history as restarted', () => {
@@ -131,6 +134,22 @@ describe('createMemoryHistory', () => {
     expect(read(history, 'a', { serial: 9, epoch: last.epoch })).toMatchObject({
       ok: false,
       failure: { reason: 'restarted' },
+    });
+  });
+
+  it('lists kept events after a serial, at most limit of them, with the position and first serial held', () => {
+    const history = open();
+    const last = publish(history, 'a', 8);
+    const list = (afterSerial: number, limit: number) =>
+      history.list('app', 'a', { afterSerial, limit }, limits);
+    expect(list(4, 2)).toEqual({ position: last, firstSerial: 4, frames: ['a#5', 'a#6'] });
+    // Before the first serial held: from the first one held (the caller sees the gap from firstSerial).
+    expect(list(0, 3)).toEqual({ position: last, firstSerial: 4, frames: ['a#4', 'a#5', 'a#6'] });
+    expect(list(8, 10)).toEqual({ position: last, firstSerial: 4, frames: [] });
+    expect(history.list('app', 'quiet', { afterSerial: 0, limit: 10 }, limits)).toMatchObject({
+      position: { serial: 0 },
+      firstSerial: null,
+      frames: [],
     });
   });
 

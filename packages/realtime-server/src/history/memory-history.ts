@@ -163,6 +163,10 @@ export function createMemoryHistory(options: MemoryHistoryOptions = {}): Channel
       log.last += 1;
       log.lastTouched = at;
       const frame = encode({ serial: log.last, epoch: log.epoch });
+      // The encoder builds a rope; kept for minutes, every piece of it would be promoted and marked by the GC. Reading
+      // a character flattens it now, while the pieces are young: a third of the added CPU per event
+      // (bench/history-cost.mjs, 100 channels).
+      frame.charCodeAt(0);
       // Frames are ASCII-heavy JSON: length * 2 bounds UTF-16 memory without measuring UTF-8 per event.
       const entry: Entry = { serial: log.last, frame, at, bytes: frame.length * 2, log, dropped: false };
       log.entries.push(entry);
@@ -198,6 +202,25 @@ export function createMemoryHistory(options: MemoryHistoryOptions = {}): Channel
         frames.push((log.entries[i] as Entry).frame);
       }
       return { ok: true, frames };
+    },
+    list(appId, channel, query, limits) {
+      const app = appLog(appId);
+      const log = channelLog(appId, channel, limits);
+      dropAged(app, log, now());
+      const held = log.entries.length - log.head;
+      const first = held > 0 ? (log.entries[log.head] as Entry).serial : null;
+      const position = { serial: log.last, epoch: log.epoch };
+      if (first === null) return { position, firstSerial: null, frames: [] };
+      // Serials in a log are consecutive from its head: the first one wanted is found by arithmetic.
+      const start = log.head + Math.max(0, query.afterSerial + 1 - first);
+      const end = Math.min(log.entries.length, start + query.limit);
+      const frames: string[] = [];
+      for (let i = start; i < end; i += 1) frames.push((log.entries[i] as Entry).frame);
+      return { position, firstSerial: first, frames };
+    },
+    size(appId) {
+      const app = apps.get(appId);
+      return { events: app?.held ?? 0, bytes: app?.bytes ?? 0 };
     },
     forget(appId) {
       apps.delete(appId);

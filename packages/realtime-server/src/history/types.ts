@@ -17,6 +17,19 @@ export type HistoryRead =
   | { readonly ok: true; readonly frames: readonly string[] }
   | { readonly ok: false; readonly failure: RecoveryFailure; readonly position: HistoryPosition };
 
+/** What {@link ChannelHistory.list} answers: kept frames after a serial, and where the channel stands. */
+export interface HistoryList {
+  readonly position: HistoryPosition;
+  readonly firstSerial: number | null;
+  readonly frames: readonly string[];
+}
+
+/** What an app's history holds: events, and bytes of their frames. */
+export interface HistorySize {
+  readonly events: number;
+  readonly bytes: number;
+}
+
 /**
  * Assigns per-channel serials and keeps each channel's recent frames. Answers are {@link Awaitable}: a store in
  * memory answers at once and the server goes on synchronously (no gap between replay and live), a shared store with
@@ -37,6 +50,15 @@ export interface ChannelHistory {
   position(appId: string, channel: string, limits: HistoryLimits): Awaitable<HistoryPosition>;
   /** The frames after `after`, in order, or a failure with its reason and the first serial still held. */
   read(appId: string, channel: string, after: HistoryPosition, limits: HistoryLimits): Awaitable<HistoryRead>;
+  /** Up to `limit` kept events with a serial above `afterSerial`, oldest first, with the channel's position and the first serial still held (null when none). */
+  list(
+    appId: string,
+    channel: string,
+    query: { readonly afterSerial: number; readonly limit: number },
+    limits: HistoryLimits,
+  ): Awaitable<HistoryList>;
+  /** What the app's history holds, for the `/metrics` gauges (read at scrape time); absent where a store cannot tell. */
+  size?(appId: string): Awaitable<HistorySize>;
   /** Forgets an app's history (the app was removed or turned history off). */
   forget(appId: string): void;
   /** Stops the store's timers. */

@@ -2,6 +2,7 @@
 // node's own state when it serves alone). Apps this node does not serve have nothing.
 
 import { describeChannel } from '@herald/protocol-core';
+import type { HistoryList } from '../history/types.js';
 import type { ServerContext } from './state.js';
 
 /** An occupied channel as the REST API lists it. */
@@ -67,4 +68,19 @@ export async function listPresenceUsers(ctx: ServerContext, appId: string, name:
 export async function countConnections(ctx: ServerContext, appId: string): Promise<number> {
   if (!ctx.apps.byId.has(appId)) return 0;
   return ctx.cluster.connectionCount(appId);
+}
+
+/**
+ * Kept events of a channel after a serial, for the REST history route; `undefined` when the app serves no history
+ * (unknown here, or history off).
+ */
+export async function listHistory(
+  ctx: ServerContext,
+  appId: string,
+  name: string,
+  query: { readonly afterSerial: number; readonly limit: number },
+): Promise<HistoryList | undefined> {
+  const limits = ctx.apps.byId.get(appId)?.config.history;
+  if (limits === undefined) return undefined;
+  return ctx.history.list(appId, name, query, limits);
 }

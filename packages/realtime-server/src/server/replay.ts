@@ -44,6 +44,7 @@ export function confirmSubscription(
   if (limits === undefined) {
     send(ws, app, encodeSubscriptionSucceeded(channel, presence));
     if (after !== undefined) {
+      app.metrics.recoveryFailures.disabled.inc();
       send(ws, app, encodeRecoveryFailed(channel, { reason: 'disabled', firstSerial: null }));
     }
     if (describeChannel(channel).cache) replayCache(ctx, ws, app, channel);
@@ -131,11 +132,14 @@ function sendReplay(
   after: HistoryPosition,
 ): number {
   if (read.ok) {
+    app.metrics.replays.inc();
+    app.metrics.replayedEvents.inc(read.frames.length);
     // The replay ends with the channel's latest event: the cache's copy of it would be a duplicate.
     for (const frame of read.frames) send(ws, app, frame);
     const last = read.frames[read.frames.length - 1];
     return last === undefined ? after.serial : (serialOf(last) ?? after.serial);
   }
+  app.metrics.recoveryFailures[read.failure.reason].inc();
   send(ws, app, encodeRecoveryFailed(channel, read.failure, read.position));
   if (describeChannel(channel).cache) replayCache(ctx, ws, app, channel);
   return read.position.serial;

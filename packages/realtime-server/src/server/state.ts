@@ -4,7 +4,7 @@
 // Room functions take the context first and then positional parameters: they run per frame and per fan-out, where
 // an options object per call would be garbage on the hot path.
 
-import type { ClusterAdapter, PresenceRoster } from '@herald/protocol-core';
+import type { ClusterAdapter, PresenceRoster, RecoveryFailureReason } from '@herald/protocol-core';
 import type { AppFallbacks, ResolvedApp } from '../app.js';
 import type { ApplicationEventEmitter } from '../application-events.js';
 import type { ChannelHistory } from '../history/types.js';
@@ -39,6 +39,9 @@ export interface AppMetrics {
   readonly bytesIn: { inc(value?: number): void };
   readonly bytesOut: { inc(value?: number): void };
   readonly subscriptions: { inc(): void; dec(): void };
+  readonly replays: { inc(): void };
+  readonly replayedEvents: { inc(value?: number): void };
+  readonly recoveryFailures: Readonly<Record<RecoveryFailureReason, { inc(): void }>>;
 }
 
 /** Channels with a subscription count update due, and the count each was last told. */
