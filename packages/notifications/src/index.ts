@@ -77,6 +77,20 @@ export {
   type RealtimePresenceOptions,
   type RecipientPresence,
 } from './presence.js';
+export {
+  createPushSubscriptionApi,
+  PUSH_KEY_ROUTE,
+  PUSH_SUBSCRIPTIONS_ROUTE,
+  type PushApiErrorCode,
+  type PushSubscriptionApiOptions,
+} from './push-api.js';
+export {
+  createPushSubscriptions,
+  type NewPushSubscription,
+  type PushSubscriptionRecord,
+  type PushSubscriptions,
+  type VapidKeys,
+} from './push-subscriptions.js';
 export type { NewNotificationRecord, NotifiableKey, NotificationRecord } from './record.js';
 export {
   createSendApi,
