@@ -1,7 +1,7 @@
 import {
   type Delivery,
-  NotificationError,
   type NotificationData,
+  NotificationError,
   parseNotificationData,
 } from '@herald/notifications';
 
