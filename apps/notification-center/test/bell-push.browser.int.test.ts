@@ -83,8 +83,7 @@ describe('the bell’s browser notifications control', () => {
     await service?.stop();
   });
 
-  const recorded = (page: Page) =>
-    page.evaluate(() => (window as unknown as { __push: Recorded }).__push);
+  const recorded = (page: Page) => page.evaluate(() => (window as unknown as { __push: Recorded }).__push);
 
   async function openBell(user: string, prepare?: (page: Page) => Promise<void>) {
     const opened = await openPage(browser);

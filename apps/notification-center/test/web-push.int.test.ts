@@ -294,7 +294,10 @@ describe('Web Push from the notification center', () => {
       data: { title: 'Still there?', message: 'one device is' },
       away_after_seconds: 1,
     });
-    await until(() => pushesTo(healthy).length === 1, { what: 'the push to the healthy device', limitMs: 30_000 });
+    await until(() => pushesTo(healthy).length === 1, {
+      what: 'the push to the healthy device',
+      limitMs: 30_000,
+    });
     await until(async () => (await endpointsOf(erin.id)).length === 1, {
       what: 'the gone subscriptions removed',
       limitMs: 30_000,
@@ -316,7 +319,10 @@ describe('Web Push from the notification center', () => {
       away_after_seconds: 1,
     });
     // The double refuses a push whose VAPID key is not the one the browser subscribed with (403).
-    await until(() => pushesTo(endpoint).length === 1, { what: 'the push after the restart', limitMs: 30_000 });
+    await until(() => pushesTo(endpoint).length === 1, {
+      what: 'the push after the restart',
+      limitMs: 30_000,
+    });
     expect(service.refused).toEqual([]);
   });
 });

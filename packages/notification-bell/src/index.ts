@@ -43,13 +43,8 @@ export {
   notificationBellPlugin,
   notificationStore,
 } from './plugin.js';
-export {
-  type BellPushRoutes,
-  type BellPushState,
-  type NotificationPushComponent,
-  notificationPush,
-  pushRoutes,
-} from './push-control.js';
+export { type BellPushState, type NotificationPushComponent, notificationPush } from './push-control.js';
+export { type BellPushRoutes, pushRoutes } from './push-routes.js';
 export { PUSH_CONTROL_TEMPLATE } from './push-template.js';
 export { formatRelativeTime, pageLocale } from './relative-time.js';
 export { createBellStore } from './store.js';

@@ -2,8 +2,8 @@ import type { BellStore } from './bell-store.js';
 import { makeNotification, type NotificationBuilder } from './builder.js';
 import { notificationBell, notificationItem, notificationList } from './components.js';
 import { rememberHostOptions } from './internal/host-options.js';
-import { notificationPush } from './push-control.js';
 import type { BellOptionsInput } from './options.js';
+import { notificationPush } from './push-control.js';
 import { createBellStore } from './store.js';
 import { type BellTemplates, renderBellMarkup, resolveTemplates } from './templates.js';
 
