@@ -35,6 +35,7 @@ export {
   type SendOptions,
 } from './client.js';
 export { createDatabaseChannel, type DatabaseChannelOptions } from './database-channel.js';
+export { type DeliveryItem, deliveryItemOf } from './delivery-item.js';
 export { isNotificationError, NotificationError, type NotificationErrorCode } from './errors.js';
 export { type NotificationLogger, silentNotificationLogger } from './logger.js';
 export type { Notifiable, Notification } from './notification.js';

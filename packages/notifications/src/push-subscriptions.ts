@@ -1,4 +1,6 @@
+import type { Selectable } from 'kysely';
 import { NotificationError } from './errors.js';
+import type { PushSubscriptionsTable } from './internal/schema.js';
 import { type StoreConnection, storeConnectionOf } from './internal/store-connection.js';
 import type { NotifiableKey } from './record.js';
 import type { NotificationStore } from './store.js';
@@ -53,17 +55,7 @@ export interface PushSubscriptions {
   vapidKeys(generate: () => VapidKeys | Promise<VapidKeys>): Promise<VapidKeys>;
 }
 
-type Row = {
-  endpoint: string;
-  notifiable_type: string;
-  notifiable_id: string;
-  p256dh: string;
-  auth: string;
-  user_agent: string | null;
-  label: string | null;
-  expires_at: Date | null;
-  created_at: Date;
-};
+type Row = Selectable<PushSubscriptionsTable>;
 
 function recordOf(row: Row): PushSubscriptionRecord {
   return {

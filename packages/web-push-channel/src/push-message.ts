@@ -1,21 +1,7 @@
-import {
-  type Delivery,
-  type NotificationData,
-  NotificationError,
-  parseNotificationData,
-} from '@herald/notifications';
+import { type Delivery, type DeliveryItem, deliveryItemOf } from '@herald/notifications';
 
 /** One notification as a push message is built from it. */
-export interface PushItem {
-  readonly id: string;
-  readonly type: string;
-  readonly title: string;
-  readonly message: string;
-  readonly actionUrl: string | undefined;
-  readonly createdAt: Date;
-  /** Every key the notification's data holds. */
-  readonly data: NotificationData;
-}
+export type PushItem = DeliveryItem;
 
 /**
  * What the service worker receives (as JSON) and shows with `showNotification`: `title`, `body`, the page to
@@ -63,38 +49,9 @@ export const defaultPushDigestTemplate: PushDigestTemplate = (items) => {
   };
 };
 
-/** A notification may build its own push data with `toWebPush()`; else the database data is used. */
-type PushingNotification = Delivery['notification'] & {
-  toWebPush?(notifiable: Delivery['notifiable']): unknown;
-};
-
-/** The item a template renders for one delivery. @throws {NotificationError} when it has no usable data. */
+/** The item a template renders for one delivery (`toWebPush()` when the notification has it, else `toDatabase()`). */
 export function pushItemOf(delivery: Delivery): PushItem {
-  const notification = delivery.notification as PushingNotification;
-  const build = notification.toWebPush ?? notification.toDatabase;
-  if (!build) {
-    throw new NotificationError(
-      'missing_builder',
-      `${delivery.type} has no toWebPush() or toDatabase() for push`,
-      { channel: 'push' },
-    );
-  }
-  const parsed = parseNotificationData(build.call(notification, delivery.notifiable));
-  if (!parsed.ok) {
-    throw new NotificationError('invalid_data', `${delivery.type}: ${parsed.error.message}`, {
-      channel: 'push',
-    });
-  }
-  const data = parsed.value;
-  return {
-    id: delivery.id,
-    type: delivery.type,
-    title: data.title,
-    message: data.message,
-    actionUrl: data.action_url,
-    createdAt: delivery.createdAt,
-    data,
-  };
+  return deliveryItemOf(delivery, { channel: 'push', builder: 'toWebPush' });
 }
 
 // Push services accept 4096 bytes of encrypted payload; aes128gcm's header, padding delimiter and tag take 103.
