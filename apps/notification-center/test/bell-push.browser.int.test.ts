@@ -20,7 +20,9 @@ import { TOKEN_SECRET, tokenFor } from './token-service.js';
 // (packages/web-push-channel/test/push-service-double.ts, an RFC 8030/8291/8292 double). Everything else is the
 // browser's own: the permission (granted or denied through the browser), the worker's registration and
 // activation, and the requests to the center's API. A push to that subscription then goes out through the
-// center and is decrypted by the double, closing the loop.
+// center and is decrypted by the double; its payload is handed to the registered worker through the DevTools
+// protocol (ServiceWorker.deliverPushMessage), and the worker shows it. Clicking a system notification cannot be
+// driven here: the worker's click handler (open `url`) is not exercised.
 
 const API_SECRET = 'bell-push-tests-api-secret-01';
 const RECORD_PUSH = `
@@ -137,13 +139,48 @@ describe('the bell’s browser notifications control', () => {
     await createNotificationClient({ url: running.base, secret: API_SECRET }).send({
       recipients: ['ada'],
       type: 'Mentioned',
-      data: { title: 'Pushed', message: 'to the browser' },
+      data: { title: 'Pushed', message: 'to the browser', action_url: 'https://app.example/pushed' },
       channels: ['push'],
     });
     await until(() => service.received.some((push) => push.endpoint === subscription.endpoint), {
       what: 'the push to the saved subscription',
       limitMs: 30_000,
     });
+
+    // The worker shows what the center sent: the double's decrypted payload, handed to the registered worker as
+    // a push message through the DevTools protocol (the step a push service and Chromium's GCM client would do).
+    const pushed = service.received.find((push) => push.endpoint === subscription.endpoint);
+    const cdp = await context.newCDPSession(page);
+    const registrations: Array<{ registrationId: string; scopeURL: string }> = [];
+    cdp.on('ServiceWorker.workerRegistrationUpdated', (event) => registrations.push(...event.registrations));
+    await cdp.send('ServiceWorker.enable');
+    await until(() => registrations.some((r) => r.scopeURL === `${running.base}/notification/`), {
+      what: 'the worker registration in DevTools',
+      limitMs: 30_000,
+    });
+    await cdp.send('ServiceWorker.deliverPushMessage', {
+      origin: running.base,
+      registrationId: registrations.find((r) => r.scopeURL === `${running.base}/notification/`)
+        ?.registrationId as string,
+      data: JSON.stringify(pushed?.message),
+    });
+    const shown = () =>
+      page.evaluate(async () => {
+        const registration = await navigator.serviceWorker.getRegistration('/notification/');
+        const notifications = (await registration?.getNotifications()) ?? [];
+        return notifications.map((n) => ({
+          title: n.title,
+          body: n.body,
+          url: (n.data as { url?: string }).url,
+        }));
+      });
+    await until(async () => (await shown()).length === 1, {
+      what: 'the notification shown',
+      limitMs: 30_000,
+    });
+    expect(await shown()).toEqual([
+      { title: 'Pushed', body: 'to the browser', url: 'https://app.example/pushed' },
+    ]);
     expect(errors).toEqual([]);
     await context.close();
   });

@@ -109,7 +109,8 @@ describe('Web Push from the notification center', () => {
       ...init,
       headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', ...init.headers },
     });
-    return { status: response.status, body: (await response.json()) as Record<string, never> };
+    type Body = { data?: unknown; error?: { code?: string; issues?: Array<{ path: string }> } };
+    return { status: response.status, body: (await response.json()) as Body };
   }
 
   /** Turns push on for a user as the bell does: the key from the API, a browser subscription, saved by the API. */
@@ -171,11 +172,7 @@ describe('Web Push from the notification center', () => {
       body: JSON.stringify({ endpoint: 'http://push.example/x', keys: { p256dh: 'AAAA', auth: 'AAAA' } }),
     });
     expect(bad.status).toBe(422);
-    expect((bad.body.error as { issues: Array<{ path: string }> }).issues.map((i) => i.path)).toEqual([
-      'endpoint',
-      'keys.p256dh',
-      'keys.auth',
-    ]);
+    expect(bad.body.error?.issues?.map((i) => i.path)).toEqual(['endpoint', 'keys.p256dh', 'keys.auth']);
 
     const remove = (userId: string) =>
       api(userId, '/notification/push/subscriptions.json', {
