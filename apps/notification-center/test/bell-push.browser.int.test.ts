@@ -1,5 +1,5 @@
 import { createNotificationClient } from '@herald/notifications';
-import { until } from '@herald/test-kit';
+import { dropSchema, POSTGRES_URL, randomSchema, until } from '@herald/test-kit';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -25,6 +25,8 @@ import { TOKEN_SECRET, tokenFor } from './token-service.js';
 // driven here: the worker's click handler (open `url`) is not exercised.
 
 const API_SECRET = 'bell-push-tests-api-secret-01';
+// PostgreSQL rather than PGlite: it starts in a moment on a busy machine.
+const SCHEMA = randomSchema('herald_nc_bell_push');
 const RECORD_PUSH = `
   window.__push = { permissionAsks: 0, subscribeCalls: [] };
   const ask = Notification.requestPermission.bind(Notification);
@@ -56,6 +58,8 @@ describe('the bell’s browser notifications control', () => {
         NOTIFICATION_USER_TOKEN_SECRET: TOKEN_SECRET,
         NOTIFICATION_API_SECRET: API_SECRET,
         NOTIFICATION_PUSH_CA_FILE: service.caFile,
+        DATABASE_URL: POSTGRES_URL,
+        NOTIFICATION_DATABASE_SCHEMA: SCHEMA,
       },
       (app) => {
         app.get('/push-page/:user', async (c) => {
@@ -83,6 +87,7 @@ describe('the bell’s browser notifications control', () => {
     await browser?.close();
     await running?.stop();
     await service?.stop();
+    await dropSchema(SCHEMA);
   });
 
   const recorded = (page: Page) => page.evaluate(() => (window as unknown as { __push: Recorded }).__push);

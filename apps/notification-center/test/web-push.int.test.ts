@@ -21,12 +21,12 @@ import { connectPusher, type PusherClient } from './pusher-client.js';
 import { type RealtimeProcess, startRealtime } from './realtime-process.js';
 
 // Real here: Herald's real-time server (its built bin) tells who has a bell open, pusher-js is the bell's live
-// connection, the notification center runs on a real port with its store (PGlite), pushes go out through the
+// connection, the notification center runs on a real port with its store (PostgreSQL), pushes go out through the
 // web-push library over TLS, email goes to a real SMTP server on loopback. The push service is a DOUBLE: no real
 // one (FCM, autopush, Apple's) is reachable from here. It follows RFC 8030 (201 Created with Location, TTL
 // required), checks the VAPID JWT of RFC 8292 and decrypts each payload as RFC 8291/8188 say, with node:crypto
-// (see packages/web-push-channel/test/push-service-double.ts). One store kind only: the push queries are the same
-// on PostgreSQL, where packages/notifications' store tests run them.
+// (see packages/web-push-channel/test/push-service-double.ts). One store kind only: packages/notifications'
+// store tests run the push queries on PGlite and PostgreSQL.
 
 const APP = { id: 'push-test', key: 'push-test-key', secret: 'push-test-secret' };
 const API_SECRET = 'push-tests-api-secret-0123';
@@ -86,7 +86,8 @@ describe('Web Push from the notification center', () => {
       startSmtpSink(),
       startPushServiceDouble(),
     ]);
-    ({ env: storeEnv, cleanup } = await storeEnvFor('pglite'));
+    // PostgreSQL: it starts in a moment where PGlite compiles for seconds on a busy machine, twice here.
+    ({ env: storeEnv, cleanup } = await storeEnvFor('postgres'));
     await startCenter();
   });
 
