@@ -35,7 +35,7 @@ describe.each(STORES)('push subscriptions on $driver', ({ open }) => {
       endpointAllowed: (url) => url.hostname !== 'blocked.example',
     });
   });
-  afterAll(() => opened.dispose());
+  afterAll(() => opened?.dispose());
 
   const call = async (user: string | undefined, method: string, path: string, body?: unknown) => {
     const headers: Record<string, string> = { 'user-agent': 'Test Browser/1.0' };
