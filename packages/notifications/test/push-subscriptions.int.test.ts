@@ -34,7 +34,8 @@ describe.each(STORES)('push subscriptions on $driver', ({ open }) => {
       csrfToken: (_c, user) => `csrf-${user.id}`,
       endpointAllowed: (url) => url.hostname !== 'blocked.example',
     });
-  });
+    // Opening PGlite compiles its WebAssembly: on a busy 2-core machine that alone can pass the default 30 s.
+  }, 120_000);
   afterAll(() => opened?.dispose());
 
   const call = async (user: string | undefined, method: string, path: string, body?: unknown) => {
