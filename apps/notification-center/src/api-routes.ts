@@ -2,6 +2,7 @@ import {
   type AwayDelivery,
   CSRF_HEADER,
   createNotificationApi,
+  createPushSubscriptionApi,
   createSendApi,
   createUserAuth,
   createUserTokenVerifier,
@@ -16,6 +17,7 @@ import type { Context, Hono } from 'hono';
 import { cors } from 'hono/cors';
 import { answerChannelAuth } from './broadcasting-auth.js';
 import type { CenterConfig } from './config.js';
+import type { CenterPush } from './push-wiring.js';
 import type { Sessions } from './session.js';
 
 /** What the API routes are served from. */
@@ -28,6 +30,8 @@ export interface ApiRoutesOptions {
   readonly logger: NotificationLogger;
   /** Learns users' email addresses from their tokens' `email` claim. */
   readonly away: AwayDelivery;
+  /** Web Push: its key and subscription routes are user routes too. */
+  readonly push: CenterPush;
 }
 
 /** A verifier that also keeps the email address a valid token carries, for away delivery. */
@@ -56,6 +60,7 @@ const USER_ROUTES = [
   '/notification/notifications.json',
   '/notification/notifications/*',
   '/notification/preferences.json',
+  '/notification/push/*',
   '/broadcasting/auth',
 ];
 
@@ -64,7 +69,7 @@ const USER_ROUTES = [
  * `/broadcasting/auth`), each user route open to the configured origins.
  */
 export async function mountApiRoutes(app: Hono, options: ApiRoutesOptions): Promise<void> {
-  const { config, store, notifier, broadcaster, sessions, logger, away } = options;
+  const { config, store, notifier, broadcaster, sessions, logger, away, push } = options;
   // One identity for every user route: a bearer user token, else the demo session cookie plus CSRF on writes.
   const userAuth = {
     userTokens: rememberingAddresses(await createUserTokenVerifier(config.userTokens), away, logger),
@@ -95,6 +100,16 @@ export async function mountApiRoutes(app: Hono, options: ApiRoutesOptions): Prom
       ...userAuth,
       channels: notifier.channelNames,
       onChange: broadcaster ? (owner, change) => broadcaster.publishChange(owner, change) : undefined,
+    }),
+  );
+
+  app.route(
+    '/',
+    createPushSubscriptionApi({
+      ...userAuth,
+      subscriptions: push.subscriptions,
+      publicKey: push.publicKey,
+      logger,
     }),
   );
 

@@ -23,6 +23,7 @@ import type { CenterConfig } from './config.js';
 import { mountDemoHome } from './demo-home.js';
 import { mountDemoRoutes } from './demo-routes.js';
 import { createDemoTokenSigner } from './demo-token.js';
+import { createCenterPush, serveServiceWorker } from './push-wiring.js';
 import { createSessions } from './session.js';
 
 /** The composed service: its hono app, the store and sender it uses, and how to close them. */
@@ -57,7 +58,10 @@ export async function createNotificationCenter(
       })
     : undefined;
   if (email) channels.email = email;
-  // Away channels: every channel that reaches a person outside the page (email, team chat; Web Push later).
+  // `push`: Web Push to every browser a user turned it on in, with the configured or the store's VAPID keys.
+  const push = await createCenterPush(config.push, store, logger);
+  channels.push = push.channel;
+  // Away channels: every channel that reaches a person outside the page (email, team chat, Web Push).
   const awayChannels = Object.fromEntries(
     Object.entries(channels).filter(([name]) => name !== 'database' && name !== 'broadcast'),
   );
@@ -71,7 +75,8 @@ export async function createNotificationCenter(
   const bellAssetsDir = config.bellAssetsDir ?? installedBellAssets();
   const app = new Hono();
 
-  await mountApiRoutes(app, { config, store, notifier, broadcaster, sessions, logger, away });
+  await mountApiRoutes(app, { config, store, notifier, broadcaster, sessions, logger, away, push });
+  serveServiceWorker(app);
   app.route('/', createUnsubscribeApi({ store, secret: config.unsubscribeSecret, logger }));
   mountDemoRoutes(app, { sessions, notifier, demoToken });
   serveBellAssets(app, bellAssetsDir);
@@ -87,6 +92,7 @@ export async function createNotificationCenter(
       await away.stop();
       await Promise.all(Object.values(teamChat).map((channel) => channel.close()));
       await email?.close();
+      push.close();
       await store.close();
     },
   };

@@ -26,8 +26,42 @@ describe('configFromEnv', () => {
         publicUrl: 'http://127.0.0.1:8090',
         unsubscribeSecret: expect.stringMatching(/^[0-9a-f]{64}$/),
         types: {},
+        push: {
+          vapidKeys: undefined,
+          subject: 'mailto:notifications@localhost',
+          ttlSeconds: 86_400,
+          caFile: undefined,
+        },
       },
     });
+  });
+
+  it('reads the VAPID keys as a pair, and the subject from the mail sender unless set', () => {
+    const keys = {
+      NOTIFICATION_VAPID_PUBLIC_KEY: `B${'A'.repeat(86)}`,
+      NOTIFICATION_VAPID_PRIVATE_KEY: 'a'.repeat(43),
+    };
+    const both = configFromEnv({ ...keys, NOTIFICATION_MAIL_FROM: 'Example <notify@example.com>' });
+    expect(both.ok && both.config.push).toMatchObject({
+      vapidKeys: {
+        publicKey: keys.NOTIFICATION_VAPID_PUBLIC_KEY,
+        privateKey: keys.NOTIFICATION_VAPID_PRIVATE_KEY,
+      },
+      subject: 'mailto:notify@example.com',
+    });
+    const set = configFromEnv({ NOTIFICATION_VAPID_SUBJECT: 'https://notify.example' });
+    expect(set.ok && set.config.push.subject).toBe('https://notify.example');
+    expect(configFromEnv({ NOTIFICATION_VAPID_PUBLIC_KEY: keys.NOTIFICATION_VAPID_PUBLIC_KEY })).toEqual({
+      ok: false,
+      problems: [
+        'NOTIFICATION_VAPID_PUBLIC_KEY: set NOTIFICATION_VAPID_PUBLIC_KEY and NOTIFICATION_VAPID_PRIVATE_KEY together',
+      ],
+    });
+    const bad = configFromEnv({ NOTIFICATION_VAPID_SUBJECT: 'ops@example.com', NOTIFICATION_PUSH_TTL: '-1' });
+    expect(bad.ok ? [] : bad.problems.map((problem) => problem.split(':')[0])).toEqual([
+      'NOTIFICATION_VAPID_SUBJECT',
+      'NOTIFICATION_PUSH_TTL',
+    ]);
   });
 
   it('reads the SMTP server, the public URL and the away settings per type', () => {

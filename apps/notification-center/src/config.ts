@@ -91,6 +91,25 @@ export const envSchema = z
     NOTIFICATION_USER_TOKEN_AUDIENCE: z.string().min(1).default(DEFAULT_USER_TOKEN_AUDIENCE),
     NOTIFICATION_USER_TOKEN_ISSUER: z.string().min(1).optional(),
     NOTIFICATION_USER_TOKEN_CLOCK_SKEW: z.coerce.number().int().min(0).max(600).default(30),
+    // --- Web Push: on always; keys from here, else generated once and kept in the store ---
+    NOTIFICATION_VAPID_PUBLIC_KEY: z
+      .string()
+      .regex(/^[A-Za-z0-9_-]{87}$/, 'must be a base64url P-256 public key (87 characters)')
+      .optional(),
+    NOTIFICATION_VAPID_PRIVATE_KEY: z
+      .string()
+      .regex(/^[A-Za-z0-9_-]{43}$/, 'must be a base64url P-256 private key (43 characters)')
+      .optional(),
+    /** The contact push services may use (RFC 8292 `sub`): mailto: or https:; the mail sender's address when unset. */
+    NOTIFICATION_VAPID_SUBJECT: z
+      .string()
+      .regex(/^(mailto:\S+|https:\/\/\S+)$/, 'must be a mailto: address or an https:// URL')
+      .optional(),
+    /** Seconds a push service keeps a push for a browser that is offline. */
+    NOTIFICATION_PUSH_TTL: z.coerce.number().int().min(0).max(2_419_200).default(86_400),
+    /** A PEM file of CA certificates trusted for push services besides the usual ones. */
+    NOTIFICATION_PUSH_CA_FILE: z.string().min(1).optional(),
+    // --- end Web Push ---
     /** Comma-separated origins of host pages allowed to call the user routes cross-origin (CORS). */
     NOTIFICATION_CORS_ORIGINS: z
       .string()
@@ -124,6 +143,13 @@ export const envSchema = z
         code: 'custom',
         path: ['REALTIME_URL'],
         message: 'set REALTIME_URL, REALTIME_APP_ID, REALTIME_APP_KEY and REALTIME_APP_SECRET together',
+      });
+    }
+    if (Boolean(env.NOTIFICATION_VAPID_PUBLIC_KEY) !== Boolean(env.NOTIFICATION_VAPID_PRIVATE_KEY)) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['NOTIFICATION_VAPID_PUBLIC_KEY'],
+        message: 'set NOTIFICATION_VAPID_PUBLIC_KEY and NOTIFICATION_VAPID_PRIVATE_KEY together',
       });
     }
     if (env.NODE_ENV === 'production' && env.SESSION_SECRET === DEMO_SESSION_SECRET) {
@@ -165,6 +191,23 @@ export interface CenterConfig {
   readonly unsubscribeSecret: string;
   /** Away settings per notification type. */
   readonly types: Readonly<Record<string, NotificationTypeSettings>>;
+  /** Web Push (the `push` away channel). */
+  readonly push: PushConfig;
+}
+
+/** Web Push settings: the VAPID keys when configured (else the store's), the VAPID subject, TTL, extra CAs. */
+export interface PushConfig {
+  readonly vapidKeys: { readonly publicKey: string; readonly privateKey: string } | undefined;
+  readonly subject: string;
+  readonly ttlSeconds: number;
+  readonly caFile: string | undefined;
+}
+
+/** The VAPID subject: the one set, else the mail sender's address (`Name <addr>` or `addr`) as a mailto:. */
+function vapidSubjectOf(subject: string | undefined, mailFrom: string): string {
+  if (subject) return subject;
+  const address = /<([^<>\s]+@[^<>\s]+)>/.exec(mailFrom)?.[1] ?? mailFrom.trim();
+  return `mailto:${address}`;
 }
 
 /** The user-token settings: the HS256 secret, an optional EdDSA public key, and the claims checked. */
@@ -225,6 +268,15 @@ export function configFromEnv(
         e.NOTIFICATION_PUBLIC_URL ?? `http://${e.NOTIFICATION_CENTER_HOST}:${e.NOTIFICATION_CENTER_PORT}`,
       unsubscribeSecret: e.NOTIFICATION_UNSUBSCRIBE_SECRET ?? hmacHex(e.SESSION_SECRET, 'herald-unsubscribe'),
       types: e.NOTIFICATION_TYPES,
+      push: {
+        vapidKeys:
+          e.NOTIFICATION_VAPID_PUBLIC_KEY && e.NOTIFICATION_VAPID_PRIVATE_KEY
+            ? { publicKey: e.NOTIFICATION_VAPID_PUBLIC_KEY, privateKey: e.NOTIFICATION_VAPID_PRIVATE_KEY }
+            : undefined,
+        subject: vapidSubjectOf(e.NOTIFICATION_VAPID_SUBJECT, e.NOTIFICATION_MAIL_FROM),
+        ttlSeconds: e.NOTIFICATION_PUSH_TTL,
+        caFile: e.NOTIFICATION_PUSH_CA_FILE,
+      },
     },
   };
 }

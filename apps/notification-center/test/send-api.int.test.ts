@@ -170,7 +170,7 @@ describe.each(CENTER_STORES)('POST /notification/send over HTTP on %s', (store) 
     expect(put.status).toBe(200);
     expect(await put.json()).toEqual({
       data: { types: { ServerDown: { 'teamchat-alerts': false } } },
-      meta: { channels: ['database', 'broadcast', 'teamchat-alerts'] },
+      meta: { channels: ['database', 'broadcast', 'teamchat-alerts', 'push'] },
     });
 
     const response = await send({

@@ -1,10 +1,10 @@
 import {
   type Delivery,
+  deliveryItemOf,
   type NotifiableKey,
   type NotificationChannel,
   NotificationError,
   type NotificationLogger,
-  parseNotificationData,
   silentNotificationLogger,
 } from '@herald/notifications';
 import nodemailer from 'nodemailer';
@@ -47,38 +47,8 @@ export interface EmailChannel extends NotificationChannel {
 }
 
 /** A notification may build its own mail data with `toMail()`; else the database data is used. */
-type MailingNotification = Delivery['notification'] & {
-  toMail?(notifiable: Delivery['notifiable']): unknown;
-};
-
 function itemOf(delivery: Delivery): EmailItem {
-  const notification = delivery.notification as MailingNotification;
-  const build = notification.toMail ?? notification.toDatabase;
-  if (!build) {
-    throw new NotificationError(
-      'missing_builder',
-      `${delivery.type} has no toMail() or toDatabase() for email`,
-      {
-        channel: 'email',
-      },
-    );
-  }
-  const parsed = parseNotificationData(build.call(notification, delivery.notifiable));
-  if (!parsed.ok) {
-    throw new NotificationError('invalid_data', `${delivery.type}: ${parsed.error.message}`, {
-      channel: 'email',
-    });
-  }
-  const data = parsed.value;
-  return {
-    id: delivery.id,
-    type: delivery.type,
-    title: data.title,
-    message: data.message,
-    actionUrl: data.action_url,
-    createdAt: delivery.createdAt,
-    data,
-  };
+  return deliveryItemOf(delivery, { channel: 'email', builder: 'toMail' });
 }
 
 function addressOf(delivery: Delivery): string {

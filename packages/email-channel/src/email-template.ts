@@ -1,17 +1,7 @@
-import { escapeHtml, type NotificationData } from '@herald/notifications';
+import { type DeliveryItem, escapeHtml } from '@herald/notifications';
 
 /** One notification as an email shows it. */
-export interface EmailItem {
-  readonly id: string;
-  /** The notification type (`CommentReplied`). */
-  readonly type: string;
-  readonly title: string;
-  readonly message: string;
-  readonly actionUrl: string | undefined;
-  readonly createdAt: Date;
-  /** Everything the notification carries, extra keys included. */
-  readonly data: NotificationData;
-}
+export type EmailItem = DeliveryItem;
 
 /** A rendered email: its subject, HTML part and plain-text part. */
 export interface RenderedEmail {

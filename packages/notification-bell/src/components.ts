@@ -50,6 +50,11 @@ function readOptions(el: HTMLElement, given: BellOptionsInput | undefined): [Bel
   }
 }
 
+/** The options of the bell that started last (its controls, such as push, read them). */
+export function currentBellOptions(): BellOptions {
+  return context.options;
+}
+
 /** The bell component's state and methods. */
 export interface NotificationBellComponent {
   mode: BellOptions['mode'];

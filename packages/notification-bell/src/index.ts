@@ -29,6 +29,7 @@ export {
   type BellFilter,
   type BellOptions,
   type BellOptionsInput,
+  type BellPush,
   DEFAULT_LABELS,
   liveChannelName,
   resolveBellOptions,
@@ -42,6 +43,9 @@ export {
   notificationBellPlugin,
   notificationStore,
 } from './plugin.js';
+export { type BellPushState, type NotificationPushComponent, notificationPush } from './push-control.js';
+export { type BellPushRoutes, pushRoutes } from './push-routes.js';
+export { PUSH_CONTROL_TEMPLATE } from './push-template.js';
 export { formatRelativeTime, pageLocale } from './relative-time.js';
 export { createBellStore } from './store.js';
 export {

@@ -24,6 +24,14 @@ export interface BellBroadcasting {
   readonly channel?: string | undefined;
 }
 
+/** Where the "Turn on browser notifications" control registers its service worker. */
+export interface BellPush {
+  /** The worker script; browsers take one from the page's own origin only (default `…/notification/sw.js`). */
+  readonly serviceWorkerUrl?: string | undefined;
+  /** The worker's scope (default: the script's folder). */
+  readonly scope?: string | undefined;
+}
+
 /** The bell's options, as `renderNotificationBell` writes them into `data-options`, or as given in code. */
 export interface BellOptions {
   /** A dropdown under the bell, or a panel sliding in from the page's side. */
@@ -64,6 +72,8 @@ export interface BellOptions {
   readonly locale: string;
   /** The words the bell shows: the shipped table for `locale` with `strings` and `labels` on top. */
   readonly labels: BellLabels;
+  /** The "Turn on browser notifications" control: where its worker is, or `false` to leave it out. */
+  readonly push: BellPush | false;
 }
 
 /** Options as a page or an app gives them: every key optional, `labels` partial. */
@@ -122,6 +132,7 @@ export function resolveBellOptions(input: BellOptionsInput = {}, pageLocale = 'e
     tabs: input.tabs !== false,
     locale,
     labels: { ...bellLabels(locale, input.strings), ...input.labels },
+    push: input.push === false ? false : typeof input.push === 'object' && input.push ? input.push : {},
   };
 }
 

@@ -3,6 +3,7 @@ import { makeNotification, type NotificationBuilder } from './builder.js';
 import { notificationBell, notificationItem, notificationList } from './components.js';
 import { rememberHostOptions } from './internal/host-options.js';
 import type { BellOptionsInput } from './options.js';
+import { notificationPush } from './push-control.js';
 import { createBellStore } from './store.js';
 import { type BellTemplates, renderBellMarkup, resolveTemplates } from './templates.js';
 
@@ -33,6 +34,7 @@ export function notificationBellPlugin(alpine: AlpineLike): void {
   alpine.data('notificationBell', notificationBell as (...args: never[]) => object);
   alpine.data('notificationList', notificationList as (...args: never[]) => object);
   alpine.data('notificationItem', notificationItem as (...args: never[]) => object);
+  alpine.data('notificationPush', notificationPush as (...args: never[]) => object);
 }
 
 /** The store `notifications` of the Alpine the bell registered with. @throws {Error} before registration. */

@@ -45,6 +45,13 @@ export interface BellStrings {
   readonly failedDelete: string;
   /** Why a request failed when it got no answer at all. */
   readonly unreachable: string;
+  // Web Push: the control at the foot of the panel.
+  /** The button that asks for permission and turns browser notifications on. */
+  readonly pushEnable: string;
+  /** Shown once browser notifications are on. */
+  readonly pushOn: string;
+  /** Turning them on failed, with `{detail}`. */
+  readonly pushFailed: string;
 }
 
 /** The languages shipped with the bell. Add another by giving `strings` (every key) with your `locale`. */
@@ -73,6 +80,9 @@ export const BELL_STRINGS = {
     failedMarkAllRead: 'Could not mark all as read: {detail}.',
     failedDelete: 'Could not delete it: {detail}.',
     unreachable: 'the server could not be reached',
+    pushEnable: 'Turn on browser notifications',
+    pushOn: 'Browser notifications are on',
+    pushFailed: 'Could not turn on browser notifications: {detail}.',
   },
   de: {
     title: 'Benachrichtigungen',
@@ -98,6 +108,9 @@ export const BELL_STRINGS = {
     failedMarkAllRead: 'Konnten nicht alle als gelesen markiert werden: {detail}.',
     failedDelete: 'Konnte nicht gelöscht werden: {detail}.',
     unreachable: 'der Server ist nicht erreichbar',
+    pushEnable: 'Browser-Benachrichtigungen einschalten',
+    pushOn: 'Browser-Benachrichtigungen sind an',
+    pushFailed: 'Browser-Benachrichtigungen konnten nicht eingeschaltet werden: {detail}.',
   },
   fr: {
     title: 'Notifications',
@@ -123,6 +136,9 @@ export const BELL_STRINGS = {
     failedMarkAllRead: 'Impossible de tout marquer comme lu : {detail}.',
     failedDelete: 'Impossible de la supprimer : {detail}.',
     unreachable: 'le serveur est injoignable',
+    pushEnable: 'Activer les notifications du navigateur',
+    pushOn: 'Les notifications du navigateur sont activées',
+    pushFailed: 'Impossible d’activer les notifications du navigateur : {detail}.',
   },
 } as const satisfies Record<string, BellStrings>;
 

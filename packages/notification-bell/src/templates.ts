@@ -1,4 +1,5 @@
 import { TOOL_ICONS } from './icons.js';
+import { PUSH_CONTROL_TEMPLATE } from './push-template.js';
 
 /** The parts of the bell a page can replace, each an HTML string with Alpine directives. */
 export interface BellTemplates {
@@ -152,6 +153,7 @@ export function renderBellMarkup(parts: BellTemplates): string {
         <div class="herald-bell__slot">${parts.loadMore}</div>
       </template>
     </div>
+    ${PUSH_CONTROL_TEMPLATE}
   </div>
 </div>`;
 }

@@ -15,7 +15,7 @@ const DIST = fileURLToPath(new URL('../dist/', import.meta.url));
 
 /** Budgets in bytes, gzip level 9. */
 const BUDGET = {
-  esModule: 18 * 1024, // dist/index.js, alpinejs and pusher-js left to the host's bundler
+  esModule: 19 * 1024, // dist/index.js, alpinejs and pusher-js left to the host's bundler
   standalone: 35 * 1024, // dist/notification-bell.js, Alpine included
   standaloneLive: 24 * 1024, // dist/standalone/wsproto.js, pusher-js included
   css: 4 * 1024,

@@ -46,6 +46,8 @@ export interface BellOptions {
   readonly locale?: string | undefined;
   /** The bell's words as data, over the shipped table for `locale` (keys as the bell's strings table). */
   readonly strings?: Readonly<Record<string, string>> | undefined;
+  /** The "Turn on browser notifications" control: where its service worker is, or `false` to leave it out. */
+  readonly push?: { readonly serviceWorkerUrl?: string; readonly scope?: string } | false | undefined;
 }
 
 /** What {@link renderNotificationBell} needs: the options, the user, and where the bell's assets are served. */

@@ -35,6 +35,7 @@ export {
   type SendOptions,
 } from './client.js';
 export { createDatabaseChannel, type DatabaseChannelOptions } from './database-channel.js';
+export { type DeliveryItem, deliveryItemOf } from './delivery-item.js';
 export { isNotificationError, NotificationError, type NotificationErrorCode } from './errors.js';
 export { type NotificationLogger, silentNotificationLogger } from './logger.js';
 export type { Notifiable, Notification } from './notification.js';
@@ -77,6 +78,20 @@ export {
   type RealtimePresenceOptions,
   type RecipientPresence,
 } from './presence.js';
+export {
+  createPushSubscriptionApi,
+  PUSH_KEY_ROUTE,
+  PUSH_SUBSCRIPTIONS_ROUTE,
+  type PushApiErrorCode,
+  type PushSubscriptionApiOptions,
+} from './push-api.js';
+export {
+  createPushSubscriptions,
+  type NewPushSubscription,
+  type PushSubscriptionRecord,
+  type PushSubscriptions,
+  type VapidKeys,
+} from './push-subscriptions.js';
 export type { NewNotificationRecord, NotifiableKey, NotificationRecord } from './record.js';
 export {
   createSendApi,

@@ -66,12 +66,44 @@ export interface AddressesTable {
   updated_at: ColumnType<Date, Date | undefined, Date>;
 }
 
+// --- Web Push (migration 0005) ---
+
+/** One browser (device) a notifiable turned Web Push on in; a push service's endpoint belongs to one notifiable. */
+export interface PushSubscriptionsTable {
+  endpoint: string;
+  notifiable_type: string;
+  notifiable_id: string;
+  /** The browser's P-256 public key (base64url), for RFC 8291 encryption. */
+  p256dh: string;
+  /** The browser's 16-byte authentication secret (base64url). */
+  auth: string;
+  user_agent: string | null;
+  label: string | null;
+  /** When the push service says the subscription ends (`expirationTime`), if it does. */
+  expires_at: Date | null;
+  created_at: ColumnType<Date, Date | undefined, Date>;
+  updated_at: ColumnType<Date, Date | undefined, Date>;
+}
+
+/** The VAPID key pair generated once for a service that was given none, so restarts keep subscriptions valid. */
+export interface VapidKeysTable {
+  /** Always 1: one key pair per store. */
+  id: number;
+  public_key: string;
+  private_key: string;
+  created_at: ColumnType<Date, Date | undefined, Date>;
+}
+
+// --- end Web Push ---
+
 export interface Database {
   notifications: NotificationsTable;
   notification_addresses: AddressesTable;
   notification_away_deliveries: AwayDeliveriesTable;
   notification_idempotency_keys: IdempotencyKeysTable;
   notification_preferences: PreferencesTable;
+  notification_push_subscriptions: PushSubscriptionsTable;
+  notification_vapid_keys: VapidKeysTable;
 }
 
 // Migrations are code, not files, so the built package carries them; names sort in the order they apply.
@@ -194,6 +226,40 @@ const migrations: Record<string, Migration> = {
         .addColumn('address', 'varchar(1024)', (col) => col.notNull())
         .addColumn('updated_at', 'timestamptz', (col) => col.notNull().defaultTo(sql`now()`))
         .addPrimaryKeyConstraint('notification_addresses_pk', ['notifiable_type', 'notifiable_id', 'channel'])
+        .execute();
+    },
+  },
+  '0005_create_notification_push_subscriptions': {
+    async up(db: Kysely<unknown>) {
+      await db.schema
+        .createTable('notification_push_subscriptions')
+        .ifNotExists()
+        // The push service's URL for one browser: unique, so a browser shared by two users is the last one's.
+        .addColumn('endpoint', 'text', (col) => col.primaryKey())
+        .addColumn('notifiable_type', 'varchar(255)', (col) => col.notNull())
+        .addColumn('notifiable_id', 'varchar(255)', (col) => col.notNull())
+        .addColumn('p256dh', 'varchar(255)', (col) => col.notNull())
+        .addColumn('auth', 'varchar(255)', (col) => col.notNull())
+        .addColumn('user_agent', 'varchar(512)')
+        .addColumn('label', 'varchar(255)')
+        .addColumn('expires_at', 'timestamptz')
+        .addColumn('created_at', 'timestamptz', (col) => col.notNull().defaultTo(sql`now()`))
+        .addColumn('updated_at', 'timestamptz', (col) => col.notNull().defaultTo(sql`now()`))
+        .execute();
+      // A push goes to every device of one notifiable.
+      await db.schema
+        .createIndex('notification_push_subscriptions_notifiable_idx')
+        .ifNotExists()
+        .on('notification_push_subscriptions')
+        .columns(['notifiable_type', 'notifiable_id'])
+        .execute();
+      await db.schema
+        .createTable('notification_vapid_keys')
+        .ifNotExists()
+        .addColumn('id', 'smallint', (col) => col.primaryKey())
+        .addColumn('public_key', 'varchar(255)', (col) => col.notNull())
+        .addColumn('private_key', 'varchar(255)', (col) => col.notNull())
+        .addColumn('created_at', 'timestamptz', (col) => col.notNull().defaultTo(sql`now()`))
         .execute();
     },
   },
