@@ -1,6 +1,13 @@
 export type { AppHistory, ClientEventSenders, RealtimeApp, ResolvedApp } from './app.js';
 export { type AppStore, createStaticAppStore } from './app-store.js';
 export { ApplicationEventEmitter, type ApplicationEvents } from './application-events.js';
+export type {
+  DebugEvent,
+  DebugEventKind,
+  DebugListener,
+  DebugPort,
+  DebugRecord,
+} from './debug/debug-events.js';
 export { isRealtimeServerError, RealtimeServerError, type RealtimeServerErrorCode } from './errors.js';
 export {
   createMemoryHistory,

@@ -6,6 +6,8 @@ import { type ClusterAdapter, createSocketIdGenerator } from '@herald/protocol-c
 import type { RealtimeApp, ResolvedApp } from './app.js';
 import { ApplicationEventEmitter } from './application-events.js';
 import { SingleNode } from './cluster/single-node.js';
+import type { DebugPort } from './debug/debug-events.js';
+import { createDebugHub } from './debug/debug-hub.js';
 import { createMemoryHistory } from './history/memory-history.js';
 import type { ChannelHistory } from './history/types.js';
 import type { FastHttpHandler, FetchHandler } from './http-bridge.js';
@@ -107,6 +109,8 @@ export interface RealtimeServer {
   readonly transport: { readonly name: TransportName; readonly reason: string };
   readonly events: ApplicationEventEmitter;
   readonly metrics: ServerMetrics;
+  /** Live debug events per app, for an operator console (cluster-wide when clustered); free while nobody watches. */
+  readonly debug: DebugPort;
   /** The app with this id, with defaults applied. */
   findApp(appId: string): ResolvedApp | undefined;
   /** Publishes an event to channels of an app; the payload is serialised once per channel. */
@@ -213,6 +217,11 @@ export function createRealtimeServer(options: RealtimeServerOptions): RealtimeSe
     transport,
     closing: false,
     draining: false,
+    debug: createDebugHub({
+      nodeId: () => cluster.nodeId,
+      broadcast: (message) => cluster.broadcast(message),
+      logger,
+    }),
     reportListenerError: (error: unknown) => logger.error('application event listener threw', { error }),
   };
   const http = createHttpRoute(ctx, options, {
@@ -232,6 +241,7 @@ export function createRealtimeServer(options: RealtimeServerOptions): RealtimeSe
     transport: { name: selected.name, reason: selected.reason },
     events: ctx.events,
     metrics,
+    debug: ctx.debug,
 
     async listen() {
       await cluster.start(clusterListener);
@@ -253,6 +263,7 @@ export function createRealtimeServer(options: RealtimeServerOptions): RealtimeSe
     async close() {
       ctx.closing = true;
       sweep.stop();
+      ctx.debug.close();
       ctx.history.close();
       if (listening) transport.stopListening();
       listening = false;
