@@ -8,6 +8,7 @@ export type {
   DebugPort,
   DebugRecord,
 } from './debug/debug-events.js';
+export type { PresenceMemberInfo } from './debug/presence-members.js';
 export { isRealtimeServerError, RealtimeServerError, type RealtimeServerErrorCode } from './errors.js';
 export {
   createMemoryHistory,
@@ -30,6 +31,7 @@ export {
 } from './server.js';
 export { type CLibrary, describeCLibrary } from './transport/c-library.js';
 export {
+  type HttpBodyWriter,
   type HttpExchange,
   type ResponseHeaders,
   SendStatus,

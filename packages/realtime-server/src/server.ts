@@ -8,6 +8,7 @@ import { ApplicationEventEmitter } from './application-events.js';
 import { SingleNode } from './cluster/single-node.js';
 import type { DebugPort } from './debug/debug-events.js';
 import { createDebugHub } from './debug/debug-hub.js';
+import { listPresenceMembers, type PresenceMemberInfo } from './debug/presence-members.js';
 import { createMemoryHistory } from './history/memory-history.js';
 import type { ChannelHistory } from './history/types.js';
 import type { FastHttpHandler, FetchHandler } from './http-bridge.js';
@@ -126,6 +127,11 @@ export interface RealtimeServer {
    * returns the number closed on this node.
    */
   terminateUser(appId: string, userId: string): number;
+  /**
+   * Members of a presence channel (cluster-wide) with the `user_info` this node holds for them (an operator
+   * console's inspector; undefined for members joined only on other nodes).
+   */
+  presenceMembers(appId: string, name: string): Promise<PresenceMemberInfo[]>;
   /** Sockets currently open for an app (cluster-wide when clustered). */
   connectionCount(appId: string): Promise<number>;
   /** Closes every socket with 4200 so clients reconnect at once, and keeps serving. */
@@ -329,6 +335,10 @@ export function createRealtimeServer(options: RealtimeServerOptions): RealtimeSe
 
     terminateUser(appId, userId) {
       return terminateUser(ctx, appId, userId);
+    },
+
+    presenceMembers(appId, name) {
+      return listPresenceMembers(ctx, appId, name);
     },
 
     connectionCount(appId) {
