@@ -4,6 +4,7 @@ import { pathToFileURL } from 'node:url';
 import { parseWebhooksEnv } from '@herald/webhooks';
 import { z } from 'zod';
 import { configSchema, formatIssues, type RealtimeConfig } from './config-schema.js';
+import { makeConsoleToken } from './console/auth.js';
 import { DEFAULT_CONFIG, DEMO_SECRET } from './defaults.js';
 
 /** File names looked for in the working directory, in order. */
@@ -48,6 +49,8 @@ export const envSchema = z.object({
   REALTIME_APP_STORE_URL: z.string().min(1).optional(),
   REALTIME_APP_STORE_SCHEMA: z.string().min(1).optional(),
   REALTIME_APP_STORE_TABLE: z.string().min(1).optional(),
+  /** The console's token; turns the console on unless the file sets `console.enabled` to false. */
+  REALTIME_CONSOLE_TOKEN: z.string().optional(),
   NODE_ENV: z.string().optional(),
 });
 
@@ -153,6 +156,10 @@ function applyOverrides(raw: Json, env: z.output<typeof envSchema>, cli: CliOver
   ];
   for (const [path, value] of storeOverrides)
     if (value !== undefined) set(raw, ['app_store', ...path], value);
+  if (env.REALTIME_CONSOLE_TOKEN !== undefined) {
+    set(raw, ['console', 'token'], env.REALTIME_CONSOLE_TOKEN);
+    if (!isObject(raw.console) || raw.console.enabled === undefined) set(raw, ['console', 'enabled'], true);
+  }
   const debug = cli.debug ?? env.REALTIME_DEBUG;
   if (debug !== undefined) set(raw, ['logging', 'debug_enabled'], debug);
 }
@@ -182,7 +189,8 @@ export async function loadConfig(options: {
     }
     if (!isObject(raw)) return { ok: false, problems: ['(root): the config must be an object'], source };
   } else {
-    raw = structuredClone(DEFAULT_CONFIG);
+    // A token for this run only, printed with the console's URL (REALTIME_CONSOLE_TOKEN replaces it below).
+    raw = { ...structuredClone(DEFAULT_CONFIG), console: { enabled: true, token: makeConsoleToken() } };
   }
   const editable = raw as Json;
   applyOverrides(editable, env.data, cli);

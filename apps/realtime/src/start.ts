@@ -10,6 +10,7 @@ import { openAppSource, type ServedApp } from './app-source.js';
 import { watchAppStore } from './app-watch.js';
 import type { RealtimeConfig, ServerConfig } from './config-schema.js';
 import { scoped } from './logger.js';
+import { CONSOLE_RECENT_DELIVERIES, type MountedConsole, mountConsole } from './console/mount.js';
 import { clusterAdapter, loadScalingRedis, redisWebhookQueue, sharedRateLimits } from './redis-parts.js';
 import { reloadRealtime } from './reload.js';
 import { createRestApi, type RestApi } from './rest-api.js';
@@ -77,7 +78,14 @@ export async function startRealtime(
       apps: apps.forServer(),
       metrics,
       cluster,
-      http: { handler: (request) => api.fetch(request), fast: (request) => api.fast(request) },
+      http: {
+        // The console's routes first (when it is on); everything else is the REST API.
+        handler: (request) =>
+          operatorConsole && request.url.includes('/console') && operatorConsole.owns(new URL(request.url).pathname)
+            ? operatorConsole.fetch(request)
+            : api.fetch(request),
+        fast: (request) => api.fast(request),
+      },
       logger,
       onRestart: hooks.onRestart,
     }),
@@ -90,6 +98,13 @@ export async function startRealtime(
     logger: scoped(logger, 'webhooks'),
     queue: webhookQueue,
     dynamic: config.app_store.driver !== 'config',
+    keepRecent: config.console.enabled ? CONSOLE_RECENT_DELIVERIES : 0,
+  });
+  const operatorConsole: MountedConsole | undefined = mountConsole({
+    config,
+    server,
+    apps: apps.list,
+    webhooks: () => webhooks,
   });
   const api: RestApi = createRestApi({ server, apps, settings, logger, sharedLimits, config });
   hooks.beforeListen?.();
@@ -101,7 +116,17 @@ export async function startRealtime(
     logger,
     onAppsChanged: hooks.onAppsChanged,
   });
-  const teardown = createTeardown({ stopWatching, store, server, webhooks, webhookQueue, sharedLimits });
+  const teardown = createTeardown({
+    stopWatching: () => {
+      operatorConsole?.close();
+      stopWatching();
+    },
+    store,
+    server,
+    webhooks,
+    webhookQueue,
+    sharedLimits,
+  });
   return {
     server,
     port,

@@ -64,7 +64,7 @@ function fail(c: Context, status: 400 | 401 | 403 | 404 | 409 | 503, code: strin
 export function createConsoleRoutes(options: ConsoleRoutesOptions): Hono<Env> {
   const { server, auth, usage, assets } = options;
   const base = `${options.path}/console`;
-  const app = new Hono<Env>().basePath(base);
+  const app = new Hono<Env>({ strict: false }).basePath(base);
   const appOf = (id: string) => options.apps().find((served) => served.id === id);
   const secure = (c: Context) =>
     new URL(c.req.url).protocol === 'https:' || c.req.header('x-forwarded-proto') === 'https';
@@ -142,6 +142,7 @@ export function createConsoleRoutes(options: ConsoleRoutesOptions): Hono<Env> {
     }
     c.set('session', session);
     await next();
+    return undefined;
   };
   app.use('/api/*', requireSession);
 
