@@ -9,8 +9,8 @@ import {
 import { openAppSource, type ServedApp } from './app-source.js';
 import { watchAppStore } from './app-watch.js';
 import type { RealtimeConfig, ServerConfig } from './config-schema.js';
-import { scoped } from './logger.js';
 import { CONSOLE_RECENT_DELIVERIES, type MountedConsole, mountConsole } from './console/mount.js';
+import { scoped } from './logger.js';
 import { clusterAdapter, loadScalingRedis, redisWebhookQueue, sharedRateLimits } from './redis-parts.js';
 import { reloadRealtime } from './reload.js';
 import { createRestApi, type RestApi } from './rest-api.js';
@@ -81,7 +81,9 @@ export async function startRealtime(
       http: {
         // The console's routes first (when it is on); everything else is the REST API.
         handler: (request) =>
-          operatorConsole && request.url.includes('/console') && operatorConsole.owns(new URL(request.url).pathname)
+          operatorConsole &&
+          request.url.includes('/console') &&
+          operatorConsole.owns(new URL(request.url).pathname)
             ? operatorConsole.fetch(request)
             : api.fetch(request),
         fast: (request) => api.fast(request),

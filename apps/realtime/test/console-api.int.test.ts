@@ -40,7 +40,9 @@ describe('the console over HTTP', () => {
   });
 
   it('prints its address without the token when the token comes from the config', () => {
-    expect(bin.stdout).toContain(`Console: http://127.0.0.1:${bin.port}/rt/console  (sign in with console.token)`);
+    expect(bin.stdout).toContain(
+      `Console: http://127.0.0.1:${bin.port}/rt/console  (sign in with console.token)`,
+    );
     expect(bin.stdout).not.toContain(CONSOLE_TOKEN);
   });
 
@@ -50,7 +52,9 @@ describe('the console over HTTP', () => {
       expect(answer.status, `${method} ${path}`).toBe(401);
       expect(await answer.json()).toMatchObject({ error: { code: 'unauthorized' } });
     }
-    const forged = await fetch(`${base}/api/apps`, { headers: { cookie: 'herald_console=v1.9999999999999.x.y' } });
+    const forged = await fetch(`${base}/api/apps`, {
+      headers: { cookie: 'herald_console=v1.9999999999999.x.y' },
+    });
     expect(forged.status).toBe(401);
   });
 
@@ -159,16 +163,28 @@ describe('the console over HTTP', () => {
     });
     try {
       client.subscribe('news');
-      await until(() => log.records.some((record) => record.kind === 'subscribed'), 'the subscription in the log');
-      expect(log.records.find((record) => record.kind === 'connection_opened')).toMatchObject({ appId: 'shop' });
+      await until(
+        () => log.records.some((record) => record.kind === 'subscribed'),
+        'the subscription in the log',
+      );
+      expect(log.records.find((record) => record.kind === 'connection_opened')).toMatchObject({
+        appId: 'shop',
+      });
       const data = JSON.stringify({ title: 'hello' });
       const published = await fetch(`${base}/api/apps/shop/events`, {
         method: 'POST',
-        headers: { cookie: session.cookie, 'x-console-csrf': session.csrf, 'content-type': 'application/json' },
+        headers: {
+          cookie: session.cookie,
+          'x-console-csrf': session.csrf,
+          'content-type': 'application/json',
+        },
         body: JSON.stringify({ channel: 'news', event: 'posted', data }),
       });
       expect(published.status).toBe(200);
-      await until(() => log.records.some((record) => record.kind === 'api_message'), 'the publish in the log');
+      await until(
+        () => log.records.some((record) => record.kind === 'api_message'),
+        'the publish in the log',
+      );
       expect(log.records.find((record) => record.kind === 'api_message')).toMatchObject({
         appId: 'shop',
         channel: 'news',

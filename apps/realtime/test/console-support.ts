@@ -23,7 +23,9 @@ export async function signIn(base: string, token = CONSOLE_TOKEN): Promise<Conso
   const answer = await fetch(`${base}?token=${encodeURIComponent(token)}`, { redirect: 'manual' });
   if (answer.status !== 303) throw new Error(`sign-in answered ${answer.status}`);
   const cookie = (answer.headers.get('set-cookie') ?? '').split(';')[0] as string;
-  const session = (await (await fetch(`${base}/api/session`, { headers: { cookie } })).json()) as { csrf: string };
+  const session = (await (await fetch(`${base}/api/session`, { headers: { cookie } })).json()) as {
+    csrf: string;
+  };
   return { cookie, csrf: session.csrf };
 }
 

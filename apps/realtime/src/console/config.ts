@@ -11,12 +11,13 @@ export const consoleSchema = z
   .object({
     enabled: z.boolean().default(false),
     /** Exchanged for a session cookie at `/console?token=…` or in the sign-in form (`REALTIME_CONSOLE_TOKEN`). */
-    token: z
-      .string()
-      .min(MIN_TOKEN_LENGTH, `must be at least ${MIN_TOKEN_LENGTH} characters`)
-      .optional(),
+    token: z.string().min(MIN_TOKEN_LENGTH, `must be at least ${MIN_TOKEN_LENGTH} characters`).optional(),
     /** How long a sign-in lasts, in hours. */
-    session_hours: z.number().positive().max(24 * 30).default(12),
+    session_hours: z
+      .number()
+      .positive()
+      .max(24 * 30)
+      .default(12),
   })
   .strict()
   .superRefine((settings, ctx) => {

@@ -193,9 +193,10 @@ export function createConsoleRoutes(options: ConsoleRoutesOptions): Hono<Env> {
   app.get('/api/apps/:id/log', (c) => {
     const served = withApp(c);
     if (!served) return fail(c, 404, 'unknown_app', 'No app with this id');
-    const kinds = c.req.query('kind')?.split(',').filter((kind): kind is DebugEventKind =>
-      (KINDS as readonly string[]).includes(kind),
-    );
+    const kinds = c.req
+      .query('kind')
+      ?.split(',')
+      .filter((kind): kind is DebugEventKind => (KINDS as readonly string[]).includes(kind));
     return liveLog(server.debug, served.id, {
       channel: c.req.query('channel') || undefined,
       kinds: kinds && kinds.length > 0 ? new Set(kinds) : undefined,
@@ -226,11 +227,20 @@ export function createConsoleRoutes(options: ConsoleRoutesOptions): Hono<Env> {
     const body = publishBody.safeParse(await c.req.json().catch(() => undefined));
     if (!body.success) {
       const issue = body.error.issues[0];
-      return fail(c, 400, 'invalid_event', `${issue?.path.join('.') || 'body'}: ${issue?.message ?? 'invalid'}`);
+      return fail(
+        c,
+        400,
+        'invalid_event',
+        `${issue?.path.join('.') || 'body'}: ${issue?.message ?? 'invalid'}`,
+      );
     }
     const name = validateChannelName(body.data.channel);
     if (!name.ok) return fail(c, 400, 'invalid_channel', name.error.message);
-    server.publish(served.id, { channels: [body.data.channel], event: body.data.event, data: body.data.data });
+    server.publish(served.id, {
+      channels: [body.data.channel],
+      event: body.data.event,
+      data: body.data.data,
+    });
     return c.json({ ok: true });
   });
 

@@ -1,7 +1,10 @@
 // The page answered to a sign-in that failed (a wrong `?token=`): a plain form, so it works without the front end.
 
-const escape = (text: string) =>
-  text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c] ?? c);
+const escapeHtml = (text: string) =>
+  text.replace(
+    /[&<>"']/g,
+    (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c] ?? c,
+  );
 
 /** The sign-in page's HTML, with a message saying why it is shown. */
 export function signInPage(base: string, message: string): string {
@@ -23,9 +26,9 @@ p[role=alert]{color:#b91c1c;margin:0}
 </head>
 <body>
 <main>
-<form method="post" action="${escape(base)}/api/session">
+<form method="post" action="${escapeHtml(base)}/api/session">
 <h1>Herald console</h1>
-<p role="alert">${escape(message)}</p>
+<p role="alert">${escapeHtml(message)}</p>
 <label for="token">Console token</label>
 <input id="token" name="token" type="password" autocomplete="current-password" required>
 <button type="submit">Sign in</button>

@@ -76,7 +76,8 @@ export function createUsage(server: Pick<RealtimeServer, 'metrics'>, appIds: () 
       if (bucket?.minute !== minute) {
         bucket = { minute, in: 0, out: 0, connections: 0 };
         tracked.buckets.push(bucket);
-        while ((tracked.buckets[0]?.minute ?? minute) <= minute - DAY_MINUTES * MINUTE) tracked.buckets.shift();
+        while ((tracked.buckets[0]?.minute ?? minute) <= minute - DAY_MINUTES * MINUTE)
+          tracked.buckets.shift();
       }
       bucket.in += gainedIn;
       bucket.out += gainedOut;

@@ -14,6 +14,13 @@ export interface Series {
 
 const charts = new Map<string, uPlot>();
 
+// Axis colours come from the page's text colour when a chart is made: a change of the system's scheme drops the
+// charts, and the next refresh draws them anew in the new colours.
+matchMedia('(prefers-color-scheme: dark)').addEventListener('change', () => {
+  for (const chart of charts.values()) chart.destroy();
+  charts.clear();
+});
+
 function options(width: number): uPlot.Options {
   const ink = getComputedStyle(document.body).color;
   const grid = { stroke: 'rgba(128,128,128,0.25)', width: 1 };

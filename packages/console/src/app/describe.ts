@@ -44,7 +44,10 @@ export function describe(record: LogRecord): { text: string; tone: LogEntry['ton
   const on = `on node ${record.node}`;
   switch (record.kind) {
     case 'connection_opened':
-      return { text: `socket ${record.socketId}${record.origin ? ` from ${record.origin}` : ''} ${on}`, tone: 'ok' };
+      return {
+        text: `socket ${record.socketId}${record.origin ? ` from ${record.origin}` : ''} ${on}`,
+        tone: 'ok',
+      };
     case 'connection_closed':
       return { text: `socket ${record.socketId} closed with code ${record.code} ${on}`, tone: 'info' };
     case 'subscribed':
@@ -53,7 +56,10 @@ export function describe(record: LogRecord): { text: string; tone: LogEntry['ton
     case 'api_message':
       return { text: `${record.event} (${record.size} bytes) through the REST API ${on}`, tone: 'ok' };
     case 'client_event':
-      return { text: `${record.event} (${record.size} bytes) from socket ${record.socketId} ${on}`, tone: 'info' };
+      return {
+        text: `${record.event} (${record.size} bytes) from socket ${record.socketId} ${on}`,
+        tone: 'info',
+      };
     case 'webhook_sent':
       return {
         text: `${record.events} event(s) to ${record.url}: ${record.status}, attempt ${record.attempt}, ${record.latencyMs} ms`,

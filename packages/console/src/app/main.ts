@@ -208,9 +208,11 @@ function heraldConsole() {
     },
 
     async reveal(appId: string) {
-      this.secrets[appId] = (await call<{ secret: string }>(`apps/${encodeURIComponent(appId)}/secret`, {
-        method: 'POST',
-      })).secret;
+      this.secrets[appId] = (
+        await call<{ secret: string }>(`apps/${encodeURIComponent(appId)}/secret`, {
+          method: 'POST',
+        })
+      ).secret;
     },
 
     async resend(id: string) {
