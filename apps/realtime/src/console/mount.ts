@@ -4,7 +4,8 @@ import type { ServedApp } from '../app-source.js';
 import type { RealtimeConfig } from '../config-schema.js';
 import { readAssets } from './assets.js';
 import { createConsoleAuth } from './auth.js';
-import { type ConsoleWebhooks, createConsoleRoutes } from './routes.js';
+import { createConsoleRoutes } from './routes.js';
+import type { ConsoleWebhooks } from './types.js';
 import { createUsage } from './usage.js';
 
 /** The console as the app mounts it: requests under its path go to `fetch`. */
