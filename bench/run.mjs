@@ -244,9 +244,33 @@ if (ranOn('herald') !== 'portable') {
   check('connection rate', 'idle', 'conns_per_s', '>=', 1);
 }
 // A console watching the busiest app keeps fan-out at 0.9× of Herald without one (issue 28).
-check('fan-out 1k with a console watching', 'fanout-1k', 'deliveries_s', '>=', 0.9, 'herald-console', 'herald');
-check('fan-out 5k with a console watching', 'fanout-5k', 'deliveries_s', '>=', 0.9, 'herald-console', 'herald');
-check('fan-out 1k per CPU-second, console watching', 'fanout-1k', 'deliveries_per_cpu_s', '>=', 0.9, 'herald-console', 'herald');
+check(
+  'fan-out 1k with a console watching',
+  'fanout-1k',
+  'deliveries_s',
+  '>=',
+  0.9,
+  'herald-console',
+  'herald',
+);
+check(
+  'fan-out 5k with a console watching',
+  'fanout-5k',
+  'deliveries_s',
+  '>=',
+  0.9,
+  'herald-console',
+  'herald',
+);
+check(
+  'fan-out 1k per CPU-second, console watching',
+  'fanout-1k',
+  'deliveries_per_cpu_s',
+  '>=',
+  0.9,
+  'herald-console',
+  'herald',
+);
 // The portable transport stays at the ceiling of node:http + ws.
 const portableTargets = ['herald-portable', ...(ranOn('herald') === 'portable' ? ['herald'] : [])];
 const PORTABLE_TARGETS = [

@@ -86,7 +86,10 @@ async function watchConsole(port) {
   const cookie = (signIn.headers.get('set-cookie') ?? '').split(';')[0];
   if (signIn.status !== 303 || !cookie) throw new Error(`console sign-in answered ${signIn.status}`);
   const abort = new AbortController();
-  const response = await fetch(`${base}/api/apps/${APP.id}/log`, { headers: { cookie }, signal: abort.signal });
+  const response = await fetch(`${base}/api/apps/${APP.id}/log`, {
+    headers: { cookie },
+    signal: abort.signal,
+  });
   if (!response.ok || !response.body) throw new Error(`console live log answered ${response.status}`);
   let records = 0;
   const reader = response.body.getReader();
@@ -242,7 +245,10 @@ export async function startTarget(name, options = {}) {
   if (herald) {
     receiver = name === 'herald-webhooks' ? await startSilentReceiver() : undefined;
     const configFile = `${workDir}/herald-bench.json`;
-    writeFileSync(configFile, JSON.stringify(heraldConfig(port, receiver?.url, { console: name === 'herald-console' }), null, 2));
+    writeFileSync(
+      configFile,
+      JSON.stringify(heraldConfig(port, receiver?.url, { console: name === 'herald-console' }), null, 2),
+    );
     const bin = `${rootDir}apps/realtime/dist/bin.js`;
     if (!existsSync(bin)) throw new Error(`${bin} is missing: run \`pnpm build\` first`);
     args = [...node, bin, 'server', '--host', '127.0.0.1', '--port', String(port), '--config', configFile];

@@ -30,7 +30,10 @@ describe('the console key', () => {
 
   it('is turned on by REALTIME_CONSOLE_TOKEN unless the file turns it off', async () => {
     const token = 'from-the-environment-0123';
-    const on = await loadConfig({ cwd: withFile({ applications: [APP] }), env: { REALTIME_CONSOLE_TOKEN: token } });
+    const on = await loadConfig({
+      cwd: withFile({ applications: [APP] }),
+      env: { REALTIME_CONSOLE_TOKEN: token },
+    });
     expect(on.ok && on.config.console).toMatchObject({ enabled: true, token });
     const off = await loadConfig({
       cwd: withFile({ applications: [APP], console: { enabled: false } }),
@@ -40,13 +43,20 @@ describe('the console key', () => {
   });
 
   it('names the key path of a missing or short token', async () => {
-    const missing = await loadConfig({ cwd: withFile({ applications: [APP], console: { enabled: true } }), env: {} });
-    expect(missing.ok ? [] : missing.problems).toEqual([expect.stringMatching(/^console\.token: is required/)]);
+    const missing = await loadConfig({
+      cwd: withFile({ applications: [APP], console: { enabled: true } }),
+      env: {},
+    });
+    expect(missing.ok ? [] : missing.problems).toEqual([
+      expect.stringMatching(/^console\.token: is required/),
+    ]);
     const short = await loadConfig({
       cwd: withFile({ applications: [APP], console: { enabled: true, token: 'short' } }),
       env: {},
     });
-    expect(short.ok ? [] : short.problems).toEqual([expect.stringMatching(/^console\.token: must be at least 16/)]);
+    expect(short.ok ? [] : short.problems).toEqual([
+      expect.stringMatching(/^console\.token: must be at least 16/),
+    ]);
     const unknown = await loadConfig({
       cwd: withFile({ applications: [APP], console: { enabled: true, token: 'x'.repeat(16), tokn: 1 } }),
       env: {},
