@@ -36,6 +36,7 @@ const { values } = parseArgs({
     'quiet-wait': { type: 'string' },
     transport: { type: 'string', default: 'auto' },
     node: { type: 'string' },
+    console: { type: 'boolean', default: false },
   },
 });
 
@@ -43,6 +44,8 @@ reexecPinned(import.meta.url, values['load-cpu']);
 
 const log = (message) => console.error(`[bench] ${message}`);
 const targets = values.targets ? values.targets.split(',') : values.compare ? TARGETS : ['herald'];
+// --console: also run Herald with a console watching the bench app (alternating with the other targets).
+if (values.console && !targets.includes('herald-console')) targets.push('herald-console');
 for (const target of targets) if (!TARGETS.includes(target)) throw new Error(`unknown target ${target}`);
 const transport = values.transport;
 if (!['auto', 'uws', 'portable'].includes(transport))
@@ -110,6 +113,9 @@ for (const [index, scenario] of list.entries()) {
       // The silent receiver's count shows the webhooks really went out during the run.
       const hooks = target.webhookRequests?.();
       if (hooks !== undefined) row.webhook_requests = hooks;
+      // The watching console's count shows it really read the live log during the run.
+      const records = target.consoleRecords?.();
+      if (records !== undefined) row.console_records = records;
     } catch (error) {
       row = { scenario: scenario.name, target: name, error: String(error?.message ?? error) };
       log(`${scenario.name} on ${name} failed: ${row.error}${target ? ` (log: ${target.logFile})` : ''}`);
@@ -193,6 +199,7 @@ const RATIOS = [
   ['webhooks/plain', 'herald-webhooks', 'herald'],
   ['history/plain', 'herald-history', 'herald'],
   ['history/plain portable', 'herald-history-portable', 'herald-portable'],
+  ['console/plain', 'herald-console', 'herald'],
 ].filter(([, of, against]) => targets.includes(of) && targets.includes(against));
 const lines = [];
 const header = ['scenario', 'figure', ...targets, ...RATIOS.map(([label]) => label)];
@@ -238,6 +245,34 @@ if (ranOn('herald') !== 'portable') {
   check('client events per server CPU-second', 'client-events', 'deliveries_per_cpu_s', '>=', 1);
   check('connection rate', 'idle', 'conns_per_s', '>=', 1);
 }
+// A console watching the busiest app keeps fan-out at 0.9× of Herald without one (issue 28).
+check(
+  'fan-out 1k with a console watching',
+  'fanout-1k',
+  'deliveries_s',
+  '>=',
+  0.9,
+  'herald-console',
+  'herald',
+);
+check(
+  'fan-out 5k with a console watching',
+  'fanout-5k',
+  'deliveries_s',
+  '>=',
+  0.9,
+  'herald-console',
+  'herald',
+);
+check(
+  'fan-out 1k per CPU-second, console watching',
+  'fanout-1k',
+  'deliveries_per_cpu_s',
+  '>=',
+  0.9,
+  'herald-console',
+  'herald',
+);
 // The portable transport stays at the ceiling of node:http + ws.
 const portableTargets = ['herald-portable', ...(ranOn('herald') === 'portable' ? ['herald'] : [])];
 const PORTABLE_TARGETS = [

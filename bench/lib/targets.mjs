@@ -15,18 +15,22 @@ export const APP = { id: 'bench', key: 'bench-key', secret: 'bench-secret' };
 // (`history: { enabled: true }`: every event gets a serial and is kept in memory), to show what history costs fan-out.
 // `ceiling` is the bare uWebSockets.js server (ceiling.mjs), `ceiling-ws` the bare node:http + ws one (ceiling-ws.mjs):
 // what each transport could reach at most on this machine.
+// `herald-console` is Herald with the operator console on and one console watching the bench app's live log over
+// server-sent events for the whole run (every debug record read and counted), to show what a watching console costs.
 export const TARGETS = [
   'herald',
   'herald-portable',
   'herald-webhooks',
   'herald-history',
   'herald-history-portable',
+  'herald-console',
   'soketi',
   'ceiling',
   'ceiling-ws',
 ];
 const PORTABLE = new Set(['herald-portable', 'herald-history-portable']);
 const HISTORY = new Set(['herald-history', 'herald-history-portable']);
+const CONSOLE_TOKEN = 'bench-console-token-0123456789';
 
 const benchDir = fileURLToPath(new URL('..', import.meta.url));
 const rootDir = fileURLToPath(new URL('../..', import.meta.url));
@@ -78,6 +82,34 @@ export async function freePort() {
   });
 }
 
+/**
+ * Signs in to a Herald console and reads the bench app's live log (server-sent events) until stopped, as a browser
+ * would; returns the number of debug records read so far and a stop function.
+ */
+async function watchConsole(port) {
+  const base = `http://127.0.0.1:${port}/console`;
+  const signIn = await fetch(`${base}?token=${CONSOLE_TOKEN}`, { redirect: 'manual' });
+  const cookie = (signIn.headers.get('set-cookie') ?? '').split(';')[0];
+  if (signIn.status !== 303 || !cookie) throw new Error(`console sign-in answered ${signIn.status}`);
+  const abort = new AbortController();
+  const response = await fetch(`${base}/api/apps/${APP.id}/log`, {
+    headers: { cookie },
+    signal: abort.signal,
+  });
+  if (!response.ok || !response.body) throw new Error(`console live log answered ${response.status}`);
+  let records = 0;
+  const reader = response.body.getReader();
+  const decoder = new TextDecoder();
+  void (async () => {
+    for (;;) {
+      const { done, value } = await reader.read().catch(() => ({ done: true }));
+      if (done) return;
+      records += decoder.decode(value, { stream: true }).split('event: debug').length - 1;
+    }
+  })();
+  return { records: () => records, stop: () => abort.abort() };
+}
+
 /** A webhook receiver that accepts connections and never answers; returns its URL and a stop function. */
 async function startSilentReceiver() {
   const { createServer: createHttpServer } = await import('node:http');
@@ -119,6 +151,7 @@ export function heraldConfig(port, webhookUrl, options = {}) {
     : [];
   return {
     default: 'herald',
+    ...(options.console ? { console: { enabled: true, token: CONSOLE_TOKEN } } : {}),
     servers: {
       herald: {
         host: '127.0.0.1',
@@ -204,7 +237,7 @@ export async function waitForPort(port, child, timeoutMs = 20_000) {
  * uWebSockets.js build has Node ≤ 20 binaries only. `options.transport` is the `herald` target's REALTIME_TRANSPORT
  * (default `auto`: native where a build loads); `uws` stops the target where none loads rather than measure the
  * other transport.
- * @param {'herald'|'herald-portable'|'herald-webhooks'|'herald-history'|'herald-history-portable'|'soketi'|'ceiling'|'ceiling-ws'} name
+ * @param {'herald'|'herald-portable'|'herald-webhooks'|'herald-history'|'herald-history-portable'|'herald-console'|'soketi'|'ceiling'|'ceiling-ws'} name
  * @param {{ cpu?: string, profileDir?: string, label?: string, node?: string, transport?: 'auto'|'uws'|'portable' }} options
  */
 export async function startTarget(name, options = {}) {
@@ -215,12 +248,17 @@ export async function startTarget(name, options = {}) {
   let args;
   let env = { ...process.env };
   let receiver;
-  if (name.startsWith('herald')) {
+  const herald = name.startsWith('herald');
+  if (herald) {
     receiver = name === 'herald-webhooks' ? await startSilentReceiver() : undefined;
     const configFile = `${workDir}/herald-bench.json`;
     writeFileSync(
       configFile,
-      JSON.stringify(heraldConfig(port, receiver?.url, { history: HISTORY.has(name) }), null, 2),
+      JSON.stringify(
+        heraldConfig(port, receiver?.url, { history: HISTORY.has(name), console: name === 'herald-console' }),
+        null,
+        2,
+      ),
     );
     const bin = `${rootDir}apps/realtime/dist/bin.js`;
     if (!existsSync(bin)) throw new Error(`${bin} is missing: run \`pnpm build\` first`);
@@ -253,6 +291,7 @@ export async function startTarget(name, options = {}) {
     await receiver?.stop();
     throw error;
   }
+  const watcher = name === 'herald-console' ? await watchConsole(port) : undefined;
   return {
     name,
     port,
@@ -265,7 +304,10 @@ export async function startTarget(name, options = {}) {
     alive: () => child.exitCode === null,
     /** Requests the silent webhook receiver got (herald-webhooks only). */
     webhookRequests: () => receiver?.requests(),
+    /** Debug records the watching console read (herald-console only). */
+    consoleRecords: () => watcher?.records(),
     async stop() {
+      watcher?.stop();
       if (child.exitCode === null) {
         child.kill('SIGTERM');
         const timer = setTimeout(() => child.kill('SIGKILL'), 8000);

@@ -30,6 +30,22 @@ export function appSummary(apps: readonly ServedApp[], config: RealtimeConfig, p
   return lines;
 }
 
+/**
+ * The console's address: with the sign-in token in it when the token was made for this run (embedded defaults),
+ * else without (the operator has the token from the config or the environment).
+ */
+export function consoleLine(config: RealtimeConfig, port: number, source: string): string | undefined {
+  const settings = config.servers[config.default];
+  if (!config.console.enabled || config.console.token === undefined) return undefined;
+  const bound = settings?.host ?? '0.0.0.0';
+  const host = settings?.hostname ?? (bound === '0.0.0.0' || bound === '::' ? 'localhost' : bound);
+  const scheme = settings?.options.tls.local_cert ? 'https' : 'http';
+  const url = `${scheme}://${host}:${port}${settings?.path.replace(/\/+$/, '') ?? ''}/console`;
+  return source === 'embedded defaults'
+    ? `Console: ${url}?token=${encodeURIComponent(config.console.token)}  (token valid until this process stops)`
+    : `Console: ${url}  (sign in with console.token)`;
+}
+
 /** Said under the transport line when the server fell back to portable because no native build loads. */
 export const TRANSPORT_HINT =
   '  Run `realtime transport` to see why no native build loads here and what to install or run for native speed.';
@@ -88,6 +104,7 @@ export function printBanner(
     ...(running.workers ? [`Workers: ${running.workers}`] : []),
     ...(store ? [store, secretsLine(running.storeKeyId)] : []),
     metricsLine(config, running.metricsPort, running.port),
+    ...[consoleLine(config, running.port, source)].filter((line) => line !== undefined),
     '',
     ...appSummary(running.apps, config, running.port),
   ];

@@ -104,6 +104,10 @@ async function server(argv: string[]): Promise<void> {
   });
   const logger = scoped(root, 'command.server');
   if (!role && (config.servers[config.default]?.workers ?? 1) > 1) {
+    // Every worker serves the console with the same token: one made for this run is handed down to them.
+    if (loaded.source === 'embedded defaults' && config.console.token !== undefined) {
+      process.env.REALTIME_CONSOLE_TOKEN ??= config.console.token;
+    }
     await runWorkers({
       config,
       argv,

@@ -1,6 +1,7 @@
 import { parseTrustedProxies } from '@herald/realtime-server';
 import { webhookBatchingSchema, webhookListSchema, webhookSettingsSchema } from '@herald/webhooks';
 import { z } from 'zod';
+import { consoleSchema } from './console/config.js';
 
 // The configuration file's shape, with the spec's key names (snake_case) and defaults. Every problem is reported
 // with its key path by `formatIssues`.
@@ -258,6 +259,8 @@ export const configSchema = z
     redis: z.record(z.string(), z.unknown()).default({}),
     /** Delivery settings shared by every app's webhooks: batching, retries, timeouts, the queue cap. */
     webhooks: webhookSettingsSchema.prefault({}),
+    /** The operator console at `{path}/console`: off unless enabled with a token (on with embedded defaults). */
+    console: consoleSchema.prefault({}),
     rate_limiter: z
       .object({
         enabled: z.boolean().default(false),

@@ -15,4 +15,6 @@ export const DEFAULT_CONFIG: RealtimeConfigInput = {
       name: 'Herald demo',
     },
   ],
+  // The token is made at start (see loadConfig) and printed with the console's URL.
+  console: { enabled: true },
 };

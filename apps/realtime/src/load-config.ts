@@ -5,6 +5,7 @@ import { parseStoreKey } from '@herald/app-store-postgres/key';
 import { parseWebhooksEnv } from '@herald/webhooks';
 import { z } from 'zod';
 import { configSchema, formatIssues, type RealtimeConfig } from './config-schema.js';
+import { makeConsoleToken } from './console/auth.js';
 import { DEFAULT_CONFIG, DEMO_SECRET } from './defaults.js';
 
 /** File names looked for in the working directory, in order. */
@@ -58,6 +59,8 @@ export const envSchema = z.object({
   REALTIME_METRICS_TOKEN: z.string().min(1).optional(),
   /** Overrides `metrics.port`. */
   REALTIME_METRICS_PORT: port.optional(),
+  /** The console's token; turns the console on unless the file sets `console.enabled` to false. */
+  REALTIME_CONSOLE_TOKEN: z.string().optional(),
   NODE_ENV: z.string().optional(),
 });
 
@@ -174,6 +177,10 @@ function applyOverrides(raw: Json, env: z.output<typeof envSchema>, cli: CliOver
   if (env.REALTIME_METRICS_TOKEN !== undefined)
     set(raw, ['metrics', 'auth_token'], env.REALTIME_METRICS_TOKEN);
   if (env.REALTIME_METRICS_PORT !== undefined) set(raw, ['metrics', 'port'], env.REALTIME_METRICS_PORT);
+  if (env.REALTIME_CONSOLE_TOKEN !== undefined) {
+    set(raw, ['console', 'token'], env.REALTIME_CONSOLE_TOKEN);
+    if (!isObject(raw.console) || raw.console.enabled === undefined) set(raw, ['console', 'enabled'], true);
+  }
   const debug = cli.debug ?? env.REALTIME_DEBUG;
   if (debug !== undefined) set(raw, ['logging', 'debug_enabled'], debug);
 }
@@ -203,7 +210,8 @@ export async function loadConfig(options: {
     }
     if (!isObject(raw)) return { ok: false, problems: ['(root): the config must be an object'], source };
   } else {
-    raw = structuredClone(DEFAULT_CONFIG);
+    // A token for this run only, printed with the console's URL (REALTIME_CONSOLE_TOKEN replaces it below).
+    raw = { ...structuredClone(DEFAULT_CONFIG), console: { enabled: true, token: makeConsoleToken() } };
   }
   const editable = raw as Json;
   applyOverrides(editable, env.data, cli);

@@ -9,6 +9,7 @@ import {
 import { openAppSource, type ServedApp } from './app-source.js';
 import { watchAppStore } from './app-watch.js';
 import type { RealtimeConfig, ServerConfig } from './config-schema.js';
+import { CONSOLE_RECENT_DELIVERIES, type MountedConsole, mountConsole } from './console/mount.js';
 import { scoped } from './logger.js';
 import { startMetricsServer } from './metrics-server.js';
 import {
@@ -90,7 +91,16 @@ export async function startRealtime(
       metrics,
       cluster,
       history,
-      http: { handler: (request) => api.fetch(request), fast: (request) => api.fast(request) },
+      http: {
+        // The console's routes first (when it is on); everything else is the REST API.
+        handler: (request) =>
+          operatorConsole &&
+          request.url.includes('/console') &&
+          operatorConsole.owns(new URL(request.url).pathname)
+            ? operatorConsole.fetch(request)
+            : api.fetch(request),
+        fast: (request) => api.fast(request),
+      },
       logger,
       onRestart: hooks.onRestart,
     }),
@@ -103,6 +113,13 @@ export async function startRealtime(
     logger: scoped(logger, 'webhooks'),
     queue: webhookQueue,
     dynamic: config.app_store.driver !== 'config',
+    keepRecent: config.console.enabled ? CONSOLE_RECENT_DELIVERIES : 0,
+  });
+  const operatorConsole: MountedConsole | undefined = mountConsole({
+    config,
+    server,
+    apps: apps.list,
+    webhooks: () => webhooks,
   });
   const api: RestApi = createRestApi({ server, apps, settings, logger, sharedLimits, config });
   // Before the main port opens: a metrics port that cannot be bound stops the start, with nothing served yet.
@@ -124,7 +141,10 @@ export async function startRealtime(
     onAppsChanged: hooks.onAppsChanged,
   });
   const teardown = createTeardown({
-    stopWatching,
+    stopWatching: () => {
+      operatorConsole?.close();
+      stopWatching();
+    },
     store,
     server,
     webhooks,

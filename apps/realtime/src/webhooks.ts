@@ -1,10 +1,11 @@
-import type { Logger, RealtimeServer } from '@herald/realtime-server';
+import type { DebugEvent, Logger, RealtimeServer } from '@herald/realtime-server';
 import {
   batchingFromConfig,
   createWebhookDispatcher,
   dispatcherSettingsFromConfig,
   subjectOf,
   type WebhookApp,
+  type WebhookAttemptReport,
   type WebhookDispatcher,
   type WebhookEvent,
   type WebhookEventCheck,
@@ -75,8 +76,38 @@ export function createEventCheck(
   };
 }
 
+/** A webhook attempt as the live debug log shows it. */
+function debugEventOf(report: WebhookAttemptReport): DebugEvent {
+  const { job } = report;
+  const common = {
+    url: safeUrlOf(job.url),
+    attempt: job.attempts + 1,
+    latencyMs: report.latencyMs,
+    events: job.events,
+  };
+  return report.outcome === 'delivered'
+    ? { kind: 'webhook_sent', status: report.status ?? 0, ...common }
+    : {
+        kind: 'webhook_failed',
+        status: report.status,
+        error: report.error,
+        gaveUp: report.outcome === 'gave_up',
+        ...common,
+      };
+}
+
+/** The URL without credentials or query: a token in a webhook URL must not reach a browser. */
+function safeUrlOf(url: string): string {
+  try {
+    const parsed = new URL(url);
+    return `${parsed.origin}${parsed.pathname}`;
+  } catch {
+    return '(invalid url)'; // Validated by the config schema; only a hand-built app could get here.
+  }
+}
+
 /** What a running server's webhooks need from the app: swap apps on reload, stop on shutdown. */
-export interface RunningWebhooks {
+export interface RunningWebhooks extends Pick<WebhookDispatcher, 'recent' | 'backlog' | 'resend'> {
   /** Serves this app list from now on (a reload, or a change reported by the app store). */
   reload(apps: readonly ServedApp[]): void;
   close(drainMs: number): Promise<void>;
@@ -96,6 +127,8 @@ export function startWebhooks(options: {
   readonly queue?: WebhookQueue | undefined;
   /** Apps may change at run time (an app store): run even while no app has webhooks yet. */
   readonly dynamic?: boolean;
+  /** Recent requests kept per app for the operator console (0: none). */
+  readonly keepRecent?: number;
 }): RunningWebhooks | undefined {
   let apps = webhookApps(options.apps);
   if (apps.size === 0 && !options.dynamic) return undefined;
@@ -107,6 +140,9 @@ export function startWebhooks(options: {
     logger: options.logger,
     metrics: server.metrics.registry,
     isStillTrue: createEventCheck(server),
+    keepRecent: options.keepRecent ?? 0,
+    // Into the live debug log; the port ignores it while no console watches the app.
+    onAttempt: (report) => server.debug.report(report.job.appId, debugEventOf(report)),
   });
   const emit = dispatcher.emit.bind(dispatcher);
   const events = server.events;
@@ -130,5 +166,8 @@ export function startWebhooks(options: {
       apps = webhookApps(next);
     },
     close: (drainMs) => dispatcher.close({ drainMs }),
+    recent: (appId) => dispatcher.recent(appId),
+    backlog: (appId) => dispatcher.backlog(appId),
+    resend: (appId, id) => dispatcher.resend(appId, id),
   };
 }

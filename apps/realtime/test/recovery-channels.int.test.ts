@@ -1,8 +1,7 @@
 import { randomBytes } from 'node:crypto';
-import { startTcpProxy, type TcpProxy } from '@herald/app-store-postgres/testing';
 import { silentLogger } from '@herald/realtime-server';
 import { enableRecovery } from '@herald/recovery';
-import { fence, until } from '@herald/test-kit';
+import { fence, startTcpProxy, type TcpProxy, until } from '@herald/test-kit';
 import Pusher from 'pusher';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';

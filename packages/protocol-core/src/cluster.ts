@@ -28,7 +28,11 @@ export type ClusterMessage =
   /** A node's subscriber count of a channel changed: nodes holding subscribers re-read the cluster's count. */
   | { readonly type: 'count'; readonly appId: string; readonly channel: string }
   /** A user came online (first signed-in socket anywhere) or went offline (last one anywhere). */
-  | { readonly type: 'user'; readonly appId: string; readonly userId: string; readonly online: boolean };
+  | { readonly type: 'user'; readonly appId: string; readonly userId: string; readonly online: boolean }
+  /** An operator console on the sending node watches an app: send it that app's debug records for a while. */
+  | { readonly type: 'debug_watch'; readonly appId: string }
+  /** A debug record (JSON text) of an app some node watches. */
+  | { readonly type: 'debug'; readonly appId: string; readonly record: string };
 
 /** A presence socket held by this node, for rebuilding its share of the state. */
 export interface LocalPresence {
@@ -78,6 +82,10 @@ export interface ClusterListener {
   countChanged?(appId: string, channel: string): void;
   /** A user came online or went offline in the cluster (told to every node, this one included). */
   userChanged?(appId: string, userId: string, online: boolean): void;
+  /** Another node's console watches an app (see the `debug_watch` message). */
+  debugWatched?(appId: string): void;
+  /** A debug record of a watched app from another node (see the `debug` message). */
+  debugRecord?(appId: string, record: string): void;
   /** A channel change this node is the one to report (e.g. as a webhook). Optional for adapters and servers. */
   channelChanged?(change: ClusterChannelChange): void;
 }

@@ -19,6 +19,8 @@ function dispatch(listener: ClusterListener, message: ClusterMessage): void {
   else if (message.type === 'terminate') listener.terminate(message.appId, message.userId);
   else if (message.type === 'count') listener.countChanged?.(message.appId, message.channel);
   else if (message.type === 'user') listener.userChanged?.(message.appId, message.userId, message.online);
+  else if (message.type === 'debug_watch') listener.debugWatched?.(message.appId);
+  else if (message.type === 'debug') listener.debugRecord?.(message.appId, message.record);
   else listener.restart();
 }
 

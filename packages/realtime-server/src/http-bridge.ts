@@ -1,5 +1,5 @@
 import { createLightRequest } from './light-request.js';
-import type { HttpExchange, ResponseHeaders } from './transport/types.js';
+import type { HttpBodyWriter, HttpExchange, ResponseHeaders } from './transport/types.js';
 
 /** A fetch-style request handler, such as a hono app's `fetch`. */
 export type FetchHandler = (request: Request) => Response | Promise<Response>;
@@ -65,14 +65,37 @@ const JSON_HEADERS: Readonly<Record<string, string>> = { 'content-type': 'applic
 const TOO_LARGE = JSON.stringify({ error: 'Request body is larger than the allowed maximum' });
 const SERVER_ERROR = '{"error":"Internal server error"}';
 
+/** Writes a streamed body (server-sent events) as it comes, until it ends or the client goes. */
+async function pipeStream(
+  reader: ReadableStreamDefaultReader<Uint8Array>,
+  writer: HttpBodyWriter,
+  gone: () => boolean,
+): Promise<void> {
+  const decoder = new TextDecoder();
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (gone()) return;
+      if (done) break;
+      writer.write(decoder.decode(value, { stream: true }));
+    }
+  } catch {
+    // The handler's stream failed after the head went out: all that is left to do is end the answer.
+  }
+  if (!gone()) writer.end();
+}
+
 /**
  * Answers a transport's HTTP request with a fetch handler (after an optional fast path). The body is read only up
  * to the limit.
  */
 export function handleWithFetch(exchange: HttpExchange, options: HttpBridgeOptions): void {
   let aborted = false;
+  /** Set while a streamed body is being written: stops reading it when the client goes. */
+  let stopStream: (() => void) | undefined;
   exchange.onAborted(() => {
     aborted = true;
+    stopStream?.();
   });
   const { method, url, query, headers } = exchange;
 
@@ -120,6 +143,18 @@ export function handleWithFetch(exchange: HttpExchange, options: HttpBridgeOptio
           return;
         }
         const type = response.headers.get('content-type') ?? '';
+        if (response.body && exchange.stream && type.startsWith('text/event-stream')) {
+          if (aborted) {
+            await response.body.cancel();
+            return;
+          }
+          const reader = response.body.getReader();
+          stopStream = () => void reader.cancel().catch(() => undefined);
+          const writer = exchange.stream(response.status, response.headers);
+          await pipeStream(reader, writer, () => aborted);
+          options.onComplete?.({ status: response.status, bytesIn: 0, bytesOut: 0, path: url, method });
+          return;
+        }
         const textual = type.startsWith('text/') || type.includes('json');
         const out =
           response.body === null

@@ -8,6 +8,14 @@ export type {
 export { type AppStore, createStaticAppStore } from './app-store.js';
 export { ApplicationEventEmitter, type ApplicationEvents } from './application-events.js';
 export { parseTrustedProxies, type TrustedProxies } from './client-address.js';
+export type {
+  DebugEvent,
+  DebugEventKind,
+  DebugListener,
+  DebugPort,
+  DebugRecord,
+} from './debug/debug-events.js';
+export type { PresenceMemberInfo } from './debug/presence-members.js';
 export { isRealtimeServerError, RealtimeServerError, type RealtimeServerErrorCode } from './errors.js';
 export {
   createMemoryHistory,
@@ -37,6 +45,7 @@ export {
 } from './server.js';
 export { type CLibrary, describeCLibrary } from './transport/c-library.js';
 export {
+  type HttpBodyWriter,
   type HttpExchange,
   type ResponseHeaders,
   SendStatus,

@@ -7,6 +7,9 @@ import type { RealtimeApp, ResolvedApp } from './app.js';
 import { ApplicationEventEmitter } from './application-events.js';
 import { parseTrustedProxies } from './client-address.js';
 import { SingleNode } from './cluster/single-node.js';
+import type { DebugPort } from './debug/debug-events.js';
+import { createDebugHub } from './debug/debug-hub.js';
+import { listPresenceMembers, type PresenceMemberInfo } from './debug/presence-members.js';
 import { RealtimeServerError } from './errors.js';
 import { createMemoryHistory } from './history/memory-history.js';
 import type { ChannelHistory, HistoryList } from './history/types.js';
@@ -154,6 +157,8 @@ export interface RealtimeServer {
   readonly transport: { readonly name: TransportName; readonly reason: string };
   readonly events: ApplicationEventEmitter;
   readonly metrics: ServerMetrics;
+  /** Live debug events per app, for an operator console (cluster-wide when clustered); free while nobody watches. */
+  readonly debug: DebugPort;
   /** The app with this id, with defaults applied. */
   findApp(appId: string): ResolvedApp | undefined;
   /** Publishes an event to channels of an app; the payload is serialised once per channel. */
@@ -178,6 +183,11 @@ export interface RealtimeServer {
    * returns the number closed on this node.
    */
   terminateUser(appId: string, userId: string): number;
+  /**
+   * Members of a presence channel (cluster-wide) with the `user_info` this node holds for them (an operator
+   * console's inspector; undefined for members joined only on other nodes).
+   */
+  presenceMembers(appId: string, name: string): Promise<PresenceMemberInfo[]>;
   /** Sockets currently open for an app (cluster-wide when clustered). */
   connectionCount(appId: string): Promise<number>;
   /** Closes every socket with 4200 so clients reconnect at once, and keeps serving. */
@@ -278,6 +288,11 @@ export function createRealtimeServer(options: RealtimeServerOptions): RealtimeSe
     addressLimits,
     closing: false,
     draining: false,
+    debug: createDebugHub({
+      nodeId: () => cluster.nodeId,
+      broadcast: (message) => cluster.broadcast(message),
+      logger,
+    }),
     reportListenerError: (error: unknown) => logger.error('application event listener threw', { error }),
   };
   metrics.watchHistorySize({
@@ -307,6 +322,7 @@ export function createRealtimeServer(options: RealtimeServerOptions): RealtimeSe
     transport: { name: selected.name, reason: selected.reason },
     events: ctx.events,
     metrics,
+    debug: ctx.debug,
 
     async listen() {
       await cluster.start(clusterListener);
@@ -331,6 +347,7 @@ export function createRealtimeServer(options: RealtimeServerOptions): RealtimeSe
       sweep.stop();
       slowConsumers?.stop();
       if (pruneAddresses) clearInterval(pruneAddresses);
+      ctx.debug.close();
       ctx.history.close();
       if (listening) transport.stopListening();
       listening = false;
@@ -400,6 +417,10 @@ export function createRealtimeServer(options: RealtimeServerOptions): RealtimeSe
 
     terminateUser(appId, userId) {
       return terminateUser(ctx, appId, userId);
+    },
+
+    presenceMembers(appId, name) {
+      return listPresenceMembers(ctx, appId, name);
     },
 
     connectionCount(appId) {

@@ -44,6 +44,7 @@ function laterHistory() {
       const answer = inner.read(appId, channel, after, limits);
       return gates.reads.then(() => answer);
     },
+    list: async (appId, channel, query, limits) => inner.list(appId, channel, query, limits),
     forget: (appId) => inner.forget(appId),
     close: () => inner.close(),
   };

@@ -6,6 +6,7 @@ import type { Logger } from './logger.js';
 import type { DispatcherMetrics, DropReason } from './metrics.js';
 import type { WebhookApp } from './options.js';
 import type { ClaimedWebhookJob } from './queue.js';
+import { baseLane, type WebhookAttemptReport } from './recent-deliveries.js';
 import type { Sender, SendResult } from './sender.js';
 
 /** What becomes of a job after an attempt. */
@@ -58,19 +59,42 @@ export function createDeliveryAttempt(options: {
   readonly drop: (appId: string, reason: DropReason, events: number) => void;
   readonly metrics: DispatcherMetrics;
   readonly logger: Logger;
+  /** Told of every attempt that got an answer or failed (not of one cut short by closing). */
+  readonly onAttempt?: ((report: WebhookAttemptReport) => void) | undefined;
 }): DeliveryAttempt {
   const { settler, metrics, logger } = options;
 
   /** Why nobody wants the job any more (its app, or this webhook of it, left the config), if so. */
   const goneReason = (job: ClaimedWebhookJob, app: WebhookApp | undefined): DropReason | undefined => {
     if (!app) return 'unknown_app';
-    return options.targetsOf(job.appId, app).some((target) => target.lane === job.lane)
+    return options.targetsOf(job.appId, app).some((target) => target.lane === baseLane(job.lane))
       ? undefined
       : 'unknown_webhook';
   };
 
+  const report = (
+    job: ClaimedWebhookJob,
+    result: SendResult,
+    outcome: 'delivered' | 'retry' | 'give_up',
+    latencyMs: number,
+  ) => {
+    if (!options.onAttempt) return;
+    try {
+      options.onAttempt({
+        job,
+        status: 'status' in result ? result.status : undefined,
+        error: 'failure' in result ? result.failure : undefined,
+        latencyMs: Math.round(latencyMs),
+        outcome: outcome === 'delivered' ? 'delivered' : outcome === 'give_up' ? 'gave_up' : 'retry',
+      });
+    } catch (error) {
+      logger.error('webhook attempt listener threw', { appId: job.appId, error: messageOf(error) });
+    }
+  };
+
   return async (job) => {
     let result: SendResult;
+    const started = performance.now();
     try {
       const app = options.apps(job.appId);
       const gone = goneReason(job, app);
@@ -93,6 +117,7 @@ export function createDeliveryAttempt(options: {
     });
     const status = 'status' in result ? result.status : undefined;
     const failure = 'failure' in result ? result.failure : undefined;
+    if (step.kind !== 'put_back') report(job, result, step.kind, performance.now() - started);
     const fields = { appId: job.appId, url: safeUrl(job.url), events: job.events, attempt: job.attempts + 1 };
     switch (step.kind) {
       case 'delivered':

@@ -15,6 +15,13 @@ import { createDispatcherMetrics, type DropReason } from './metrics.js';
 import type { WebhookDispatcherOptions } from './options.js';
 import { createOutbox, type Outbox } from './outbox.js';
 import type { WebhookQueue } from './queue.js';
+import {
+  createRecentDeliveries,
+  type RecentDeliveries,
+  resendLane,
+  type WebhookAttemptReport,
+  type WebhookDelivery,
+} from './recent-deliveries.js';
 import { createSender } from './sender.js';
 import { createThrottledLog } from './throttled-log.js';
 
@@ -36,6 +43,15 @@ export interface WebhookDispatcher {
    * throws: it is called on the WebSocket hot path.
    */
   emit(appId: string, event: WebhookEvent): void;
+  /** The app's recent requests, newest first (none unless `keepRecent` is set). */
+  recent(appId: string): WebhookDelivery[];
+  /** Events of the app waiting: gathered in this process and queued (for every process, with a shared queue). */
+  backlog(appId: string): Promise<number>;
+  /**
+   * Sends a failed request again (one still retrying, or given up), with the same body, signed at send time like
+   * every attempt. `not_found` when it is not among the recent ones or was delivered; `full` when the queue refused.
+   */
+  resend(appId: string, id: string): Promise<'queued' | 'full' | 'not_found'>;
   /** Queues the batches being gathered, delivers what is due for up to `drainMs`, then stops. */
   close(options?: CloseOptions): Promise<void>;
 }
@@ -132,6 +148,15 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
   const targetsOf = createTargetLookup();
   const stop = new AbortController();
   const settler = createSettler(queue, logger);
+  const recent: RecentDeliveries | undefined =
+    options.keepRecent && options.keepRecent > 0 ? createRecentDeliveries(options.keepRecent) : undefined;
+  const onAttempt =
+    recent || options.onAttempt
+      ? (report: WebhookAttemptReport) => {
+          recent?.record(report);
+          options.onAttempt?.(report);
+        }
+      : undefined;
 
   const attempt = createDeliveryAttempt({
     apps: options.apps,
@@ -148,6 +173,7 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
     drop,
     metrics,
     logger,
+    onAttempt,
   });
   const loop = createDeliveryLoop({
     queue,
@@ -197,6 +223,18 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
         // The hot path must never see a webhook problem: log it and carry on.
         logger.error('webhook emit failed', { appId, event: event?.name, error: messageOf(error) });
       }
+    },
+    recent: (appId) => recent?.list(appId) ?? [],
+    backlog: async (appId) => held.of(appId) + (await queue.depth(appId)),
+    async resend(appId, id) {
+      const job = recent?.failedJob(appId, id);
+      if (!job || closed) return 'not_found';
+      const outcome = await queue.enqueue(
+        { ...job, lane: resendLane(job.lane, id), createdAt: Date.now() },
+        { maxEvents: settings.maxQueuedPerApp },
+      );
+      loop.kick();
+      return outcome;
     },
     close(closeOptions = {}) {
       closed ??= drain({ batcher, outbox, loop, stop, queue, logger }, closeOptions.drainMs ?? 5000);

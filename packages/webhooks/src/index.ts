@@ -40,4 +40,5 @@ export type {
 } from './options.js';
 export { batchingFromConfig, dispatcherSettingsFromConfig } from './options-from-config.js';
 export type { ClaimedWebhookJob, EnqueueOutcome, WebhookJob, WebhookQueue } from './queue.js';
+export type { DeliveryState, WebhookAttemptReport, WebhookDelivery } from './recent-deliveries.js';
 export { subjectOf, type WebhookSubject } from './subject.js';

@@ -4,6 +4,7 @@ import type { WebhookConfig } from './config.js';
 import type { WebhookEvent } from './events.js';
 import type { Logger } from './logger.js';
 import type { WebhookQueue } from './queue.js';
+import type { WebhookAttemptReport } from './recent-deliveries.js';
 
 /** How events close together are gathered into one request per webhook target. */
 export interface BatchingOptions {
@@ -73,4 +74,11 @@ export interface WebhookDispatcherOptions {
    * receiver that was down still gets every change that held when it was queued, in order.
    */
   readonly isStillTrue?: WebhookEventCheck | undefined;
+  /**
+   * Recent requests kept per app for {@link WebhookDispatcher.recent} and `resend` (an operator console); 0, the
+   * default, keeps none.
+   */
+  readonly keepRecent?: number | undefined;
+  /** Told of every attempt's outcome (status or error, latency), e.g. for a live debug log. Must not throw. */
+  readonly onAttempt?: ((report: WebhookAttemptReport) => void) | undefined;
 }

@@ -150,6 +150,13 @@ function establish(ctx: ServerContext, ws: Socket, app: AppState): void {
     appId: app.config.id,
     socketId: data.socketId,
   });
+  if (ctx.debug.active) {
+    ctx.debug.emit(app.config.id, {
+      kind: 'connection_opened',
+      socketId: data.socketId,
+      origin: data.origin,
+    });
+  }
   if (ctx.events.has('connectionEstablished')) {
     ctx.events.emit(
       'connectionEstablished',

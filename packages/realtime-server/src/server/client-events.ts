@@ -54,6 +54,13 @@ function relay(
   if (events.has('messageSent')) {
     events.emit('messageSent', { appId: app.config.id, channel, event, recipients }, ctx.reportListenerError);
   }
+  if (ctx.debug.active) {
+    const size =
+      typeof frame.data === 'string'
+        ? Buffer.byteLength(frame.data)
+        : JSON.stringify(frame.data ?? null).length;
+    ctx.debug.emit(app.config.id, { kind: 'client_event', socketId: data.socketId, channel, event, size });
+  }
   if (events.has('clientEvent')) {
     const payload = typeof frame.data === 'string' ? frame.data : JSON.stringify(frame.data ?? null);
     events.emit(

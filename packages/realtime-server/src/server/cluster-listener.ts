@@ -45,6 +45,10 @@ export function createClusterListener(
       const app = apps.get(appId);
       if (app?.config.subscriptionCount && app.channels.has(channel)) scheduleCount(ctx, app, channel);
     }),
+    debugWatched: (appId: string) => ctx.debug.watchedElsewhere(appId),
+    debugRecord: guard(logger, 'cluster debug record', (appId: string, record: string) =>
+      ctx.debug.receive(appId, record),
+    ),
     channelChanged: guard(logger, 'cluster channel change', (change: ClusterChannelChange) => {
       if (!apps.has(change.appId)) return;
       const { appId, channel } = change;

@@ -22,6 +22,9 @@ export function disconnect(ctx: ServerContext, ws: Socket, code: number): void {
     socketId: data.socketId,
     code,
   });
+  if (ctx.debug.active) {
+    ctx.debug.emit(app.config.id, { kind: 'connection_closed', socketId: data.socketId, code });
+  }
   if (ctx.events.has('connectionClosed')) {
     ctx.events.emit(
       'connectionClosed',

@@ -23,6 +23,12 @@ export interface PublishRequest {
 export function publish(ctx: ServerContext, appId: string, request: PublishRequest): void {
   const app = ctx.apps.byId.get(appId);
   if (!app) return;
+  if (ctx.debug.active) {
+    const size = Buffer.byteLength(request.data);
+    for (const channel of request.channels) {
+      ctx.debug.emit(appId, { kind: 'api_message', channel, event: request.event, size });
+    }
+  }
   for (const channel of request.channels) {
     if (app.config.history === undefined) {
       const frame = encodeChannelEvent({ event: request.event, channel, data: request.data });

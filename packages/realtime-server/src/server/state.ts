@@ -7,6 +7,7 @@
 import type { ClusterAdapter, PresenceRoster, RecoveryFailureReason } from '@herald/protocol-core';
 import type { AppFallbacks, ResolvedApp } from '../app.js';
 import type { ApplicationEventEmitter } from '../application-events.js';
+import type { DebugHub } from '../debug/debug-hub.js';
 import type { ChannelHistory } from '../history/types.js';
 import type { Logger } from '../logger.js';
 import type { ServerMetrics } from '../metrics.js';
@@ -154,6 +155,8 @@ export interface ServerContext {
   closing: boolean;
   /** From `drain()`: sockets that open are closed at once. */
   draining: boolean;
+  /** Debug events for an operator console: emit sites test `debug.active` first (free while nobody watches). */
+  readonly debug: DebugHub;
   /** Logs a throwing application event listener. */
   readonly reportListenerError: (error: unknown) => void;
   /**

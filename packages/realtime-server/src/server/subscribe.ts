@@ -89,6 +89,9 @@ export function subscribe(
   data.channels.add(channel);
   state.subscribers += 1;
   app.metrics.subscriptions.inc();
+  if (ctx.debug.active) {
+    ctx.debug.emit(app.config.id, { kind: 'subscribed', socketId: data.socketId, channel });
+  }
   // With interest routing, the node's first subscriber of a channel waits until the node receives its traffic.
   const routed = ctx.cluster.setLocalSubscriptions(app.config.id, channel, state.subscribers);
   if (app.config.subscriptionCount) countChanged(ctx, app, channel, traits);

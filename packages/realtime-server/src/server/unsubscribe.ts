@@ -27,6 +27,9 @@ export function leave(
   if (app.holds !== undefined) dropHold(app, ws, channel);
   if (reason !== 'close') ws.unsubscribe(topicOf(app, channel));
   app.metrics.subscriptions.dec();
+  if (ctx.debug.active) {
+    ctx.debug.emit(app.config.id, { kind: 'unsubscribed', socketId: data.socketId, channel });
+  }
   const state = app.channels.get(channel);
   if (!state) return;
   state.subscribers -= 1;

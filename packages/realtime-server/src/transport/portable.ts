@@ -178,6 +178,25 @@ function toExchange(request: IncomingMessage, response: ServerResponse): HttpExc
       // A refused body is not read: the connection cannot be reused, so it goes once the answer is out.
       if (close) response.once('finish', () => request.socket.destroy());
     },
+    stream(status, headers: ResponseHeaders) {
+      const out: Record<string, string> = {};
+      if (headers instanceof Headers) {
+        headers.forEach((value, key) => {
+          out[key] = value;
+        });
+      } else for (const key in headers) out[key.toLowerCase()] = headers[key] as string;
+      delete out['content-length'];
+      response.writeHead(status, out);
+      response.flushHeaders();
+      return {
+        write: (chunk) => {
+          if (!response.destroyed) response.write(chunk);
+        },
+        end: () => {
+          if (!response.destroyed) response.end();
+        },
+      };
+    },
   };
 }
 

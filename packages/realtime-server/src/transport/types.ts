@@ -89,6 +89,17 @@ export interface HttpExchange {
   onData(listener: (chunk: Uint8Array, last: boolean) => void): void;
   /** Writes the whole answer; `close` ends the connection after it (e.g. after refusing an unread body). */
   respond(status: number, headers: ResponseHeaders, body: Uint8Array | string, close?: boolean): void;
+  /**
+   * Starts an answer whose body comes in pieces (server-sent events); call instead of `respond`. Optional: a
+   * transport without it answers streamed responses whole.
+   */
+  stream?(status: number, headers: ResponseHeaders): HttpBodyWriter;
+}
+
+/** The body of a streamed answer, written piece by piece; nothing may be written after `end` or an abort. */
+export interface HttpBodyWriter {
+  write(chunk: string): void;
+  end(): void;
 }
 
 /** What the core does on each transport event. */

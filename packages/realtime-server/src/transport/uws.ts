@@ -62,6 +62,22 @@ function toExchange(res: Uws.HttpResponse, req: Uws.HttpRequest): HttpExchange {
         res.end(body, close);
       });
     },
+    stream: (status, responseHeaders) => {
+      res.cork(() => {
+        res.writeStatus(statusLine(status));
+        writeHeaders(res, responseHeaders);
+        // An empty write sends the head now, chunked, so that the client sees the stream open.
+        res.write('');
+      });
+      return {
+        write: (chunk) => {
+          res.cork(() => res.write(chunk));
+        },
+        end: () => {
+          res.cork(() => res.end());
+        },
+      };
+    },
   };
 }
 

@@ -60,4 +60,11 @@ describe('decodeWireMessage', () => {
   ])('refuses %s', (_what, raw) => {
     expect(decodeWireMessage(raw)).toBeUndefined();
   });
+
+  it('carries a console watch and a debug record, the record byte for byte', () => {
+    const watch = { type: 'debug_watch', appId: 'a\n1' } as const;
+    expect(decodeWireMessage(encodeWireMessage('n', watch))?.message).toEqual(watch);
+    const debug = { type: 'debug', appId: '1', record: '{"kind":"api_message","channel":"x\ny"}' } as const;
+    expect(decodeWireMessage(encodeWireMessage('n', debug))?.message).toEqual(debug);
+  });
 });

@@ -7,6 +7,8 @@ import type { ClusterMessage } from '@herald/protocol-core';
 //   [1, "r", nodeId]\n
 //   [1, "c", nodeId, appId, channel]\n
 //   [1, "u", nodeId, appId, userId, "1" | "0"]\n
+//   [1, "w", nodeId, appId]\n                      (a console watches the app: send its debug records)
+//   [1, "g", nodeId, appId]\n<debug record JSON>
 const VERSION = 1;
 
 /** A message from another node, with the id of the node that sent it. */
@@ -30,6 +32,10 @@ export function encodeWireMessage(nodeId: string, message: ClusterMessage): stri
       return `${JSON.stringify([VERSION, 'c', nodeId, message.appId, message.channel])}\n`;
     case 'user':
       return `${JSON.stringify([VERSION, 'u', nodeId, message.appId, message.userId, message.online ? '1' : '0'])}\n`;
+    case 'debug_watch':
+      return `${JSON.stringify([VERSION, 'w', nodeId, message.appId])}\n`;
+    case 'debug':
+      return `${JSON.stringify([VERSION, 'g', nodeId, message.appId])}\n${message.record}`;
   }
 }
 
@@ -64,6 +70,10 @@ export function decodeWireMessage(raw: string): WireMessage | undefined {
   if (type === 'r') return { nodeId, message: { type: 'restart' } };
   if (type === 'u' && a !== undefined && b !== undefined && (c === '1' || c === '0')) {
     return { nodeId, message: { type: 'user', appId: a, userId: b, online: c === '1' } };
+  }
+  if (type === 'w' && a !== undefined) return { nodeId, message: { type: 'debug_watch', appId: a } };
+  if (type === 'g' && a !== undefined) {
+    return { nodeId, message: { type: 'debug', appId: a, record: raw.slice(end + 1) } };
   }
   if (type === 'c' && a !== undefined && b !== undefined) {
     return { nodeId, message: { type: 'count', appId: a, channel: b } };
