@@ -23,6 +23,7 @@ export {
 export {
   type BroadcasterOptions,
   createBroadcaster,
+  type InboxChange,
   type NotificationBroadcaster,
   type NotificationChange,
   notificationChannelName,
@@ -36,6 +37,8 @@ export {
 } from './client.js';
 export { createDatabaseChannel, type DatabaseChannelOptions } from './database-channel.js';
 export { isNotificationError, NotificationError, type NotificationErrorCode } from './errors.js';
+export type { InboxChangeOutcome, InboxQueries } from './inbox-queries.js';
+export { MAX_SEEN_IDS, MAX_SNOOZE_MS } from './inbox-routes.js';
 export { type NotificationLogger, silentNotificationLogger } from './logger.js';
 export type { Notifiable, Notification } from './notification.js';
 export { notificationType } from './notification.js';
@@ -77,7 +80,14 @@ export {
   type RealtimePresenceOptions,
   type RecipientPresence,
 } from './presence.js';
-export type { NewNotificationRecord, NotifiableKey, NotificationRecord } from './record.js';
+export {
+  INBOX_TABS,
+  type InboxCounts,
+  type InboxTab,
+  type NewNotificationRecord,
+  type NotifiableKey,
+  type NotificationRecord,
+} from './record.js';
 export {
   createSendApi,
   IDEMPOTENCY_KEY_HEADER,
