@@ -5,9 +5,12 @@ import {
   createAwayDelivery,
   createDatabaseChannel,
   createNotificationApi,
+  createNotificationClient,
   createNotifier,
+  createSendApi,
   type Delivery,
   type InboxCounts,
+  isNotificationError,
   type NewNotificationRecord,
   type NotificationChange,
   type NotificationRecord,
@@ -290,5 +293,53 @@ describe.each(STORES)('inbox states on $driver', ({ open }) => {
     expect(sent.map((delivery) => delivery.notification.toDatabase?.(delivery.notifiable))).toEqual([
       { title: 'lasts', message: 'lasts' },
     ]);
+  });
+
+  it('takes a collapse key and an expiry through the send API and the typed client', async () => {
+    const notifier = createNotifier({
+      channels: { database: createDatabaseChannel({ store: opened.store }) },
+    });
+    const sendApi = createSendApi({ notifier, store: opened.store, secret: 'inbox-secret' });
+    const client = createNotificationClient({
+      url: 'http://notifications.test',
+      secret: 'inbox-secret',
+      fetch: async (input, init) => sendApi.request(String(input), init),
+    });
+    const user = `send-${randomUUID()}`;
+    const expiresAt = new Date(Date.now() + 3_600_000).toISOString();
+    for (const actor of ['Ada', 'Bo']) {
+      const result = await client.send({
+        recipients: [user],
+        type: 'CommentAdded',
+        data: { title: `${actor} commented`, message: 'on your post', actor },
+        collapse_key: 'post-1',
+        expires_at: expiresAt,
+      });
+      expect(result.ok).toBe(true);
+    }
+    const list = (await call('GET', '.json', user)).json.data;
+    expect(list).toHaveLength(1);
+    expect(list[0]).toMatchObject({
+      collapse_count: 2,
+      collapse_actors: ['Bo', 'Ada'],
+      expires_at: expiresAt,
+    });
+
+    const refused = async (fields: Record<string, unknown>) => {
+      const request = { recipients: [user], type: 'T', data: { title: 't', message: 'm' }, ...fields };
+      const error = await client.send(request as never).catch((caught: unknown) => caught);
+      if (!isNotificationError(error)) throw new Error('the send was not refused');
+      expect(error.status).toBe(422);
+      return (error.body as { error: { message: string } }).error.message;
+    };
+    expect(await refused({ expires_at: new Date(Date.now() - 1000).toISOString() })).toBe(
+      'expires_at: must be in the future',
+    );
+    expect(await refused({ expires_at: new Date(Date.now() + 400 * 86_400_000).toISOString() })).toBe(
+      'expires_at: must be at most a year ahead',
+    );
+    expect(await refused({ expires_at: 'tomorrow' })).toMatch(/^expires_at: /);
+    expect(await refused({ collapse_key: '' })).toMatch(/^collapse_key: /);
+    expect((await call('GET', '.json', user)).json.data).toHaveLength(1);
   });
 });
