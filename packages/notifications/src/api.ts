@@ -134,7 +134,7 @@ export function createNotificationApi(options: NotificationApiOptions): Hono<Env
     const result = await store.list(
       c.get('owner'),
       { page, limit },
-      { status: parsed.data.status, type, tab },
+      { status: forced ? 'all' : parsed.data.status, type, tab },
     );
     const totalPages = Math.ceil(result.total / limit);
     return c.json({
