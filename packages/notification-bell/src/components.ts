@@ -1,9 +1,11 @@
 import type { BellStore } from './bell-store.js';
 import { createNotificationClient } from './client.js';
+import { openCrossTab } from './cross-tab.js';
 import { ICONS } from './icons.js';
 import { hostOptionsOf } from './internal/host-options.js';
 import type { BellAction, BellNotification } from './notification.js';
 import {
+  BELL_FILTERS,
   type BellFilter,
   type BellOptions,
   type BellOptionsInput,
@@ -11,6 +13,7 @@ import {
   resolveBellOptions,
 } from './options.js';
 import { formatRelativeTime, pageLocale } from './relative-time.js';
+import { type SnoozePreset, snoozeUntil } from './snooze-presets.js';
 import { type BellTheme, detectTheme, watchTheme } from './theme.js';
 import { startUpdates } from './updates.js';
 
@@ -60,6 +63,12 @@ export interface NotificationBellComponent {
   labels: BellOptions['labels'];
   tabs: boolean;
   tabIds: Record<BellFilter, string>;
+  readonly tabNames: readonly BellFilter[];
+  tabLabel(tab: BellFilter): string;
+  /** The tab's count as shown beside its name; empty before the counts arrive. */
+  tabCount(tab: BellFilter): string;
+  /** Offer "archive read": on the inbox tab, when it holds read ones. */
+  readonly canArchiveRead: boolean;
   init(): void;
   destroy(): void;
   readonly badgeText: string;
@@ -76,8 +85,11 @@ export interface NotificationBellComponent {
   onPageKeydown(event: KeyboardEvent): void;
   onPageFocusin(event: FocusEvent): void;
   showTab(filter: BellFilter): void;
-  moveTab(event: KeyboardEvent): void;
+  moveTab(event: KeyboardEvent, step: 1 | -1): void;
 }
+
+/** How long an item must be on screen before it counts as seen. */
+const SEEN_AFTER_MS = 1000;
 
 const TABBABLE =
   'button, [href], input, select, textarea, summary, [contenteditable], [tabindex]:not([tabindex="-1"])';
@@ -106,9 +118,19 @@ export interface NotificationItemComponent {
   readonly classes: Record<string, boolean>;
   readonly timeAgo: string;
   readonly iconSvg: string;
+  /** "Ada and 9 others" for an item standing for several; empty for one alone. */
+  readonly collapsedText: string;
+  /** When a snoozed item comes back, in words; empty when not snoozed. */
+  readonly snoozedText: string;
+  snoozeOpen: boolean;
+  init(): void;
+  destroy(): void;
   activate(): Promise<void>;
   markAsRead(): Promise<void>;
   remove(): Promise<void>;
+  archive(): Promise<void>;
+  unarchive(): Promise<void>;
+  snooze(preset: SnoozePreset): Promise<void>;
   runAction(action: BellAction): void;
 }
 
@@ -123,7 +145,38 @@ export function notificationBell(config?: BellOptionsInput): NotificationBellCom
     titleId: '',
     labels: DEFAULT_LABELS,
     tabs: true,
-    tabIds: { all: '', unread: '' },
+    tabIds: { all: '', unread: '', snoozed: '', archived: '' },
+    tabNames: BELL_FILTERS,
+
+    tabLabel(tab: BellFilter) {
+      const labels = {
+        all: 'tabAll',
+        unread: 'tabUnread',
+        snoozed: 'tabSnoozed',
+        archived: 'tabArchived',
+      } as const;
+      return this.labels[labels[tab]];
+    },
+
+    tabCount(tab: BellFilter) {
+      const counts = this.$store.notifications.counts;
+      if (!counts) return '';
+      const count = {
+        all: counts.inbox,
+        unread: counts.unread,
+        snoozed: counts.snoozed,
+        archived: counts.archived,
+      }[tab];
+      return count > 99 ? '99+' : String(count);
+    },
+
+    get canArchiveRead(): boolean {
+      const store = this.$store.notifications;
+      if (store.filter !== 'all') return false;
+      return store.counts
+        ? store.counts.inbox > store.counts.unread
+        : store.items.some((item) => item.readAt !== null);
+    },
 
     init() {
       const [options, problem] = readOptions(this.$el, config);
@@ -135,10 +188,9 @@ export function notificationBell(config?: BellOptionsInput): NotificationBellCom
       this.tabs = options.tabs;
       this.panelId = `herald-bell-panel-${instances}`;
       this.titleId = `herald-bell-title-${instances}`;
-      this.tabIds = {
-        all: `herald-bell-tab-all-${instances}`,
-        unread: `herald-bell-tab-unread-${instances}`,
-      };
+      this.tabIds = Object.fromEntries(
+        BELL_FILTERS.map((tab) => [tab, `herald-bell-tab-${tab}-${instances}`]),
+      ) as Record<BellFilter, string>;
       if (options.theme) {
         this.theme = options.theme;
       } else {
@@ -150,6 +202,8 @@ export function notificationBell(config?: BellOptionsInput): NotificationBellCom
         );
       }
       const store = this.$store.notifications;
+      const crossTab = openCrossTab(store, options);
+      stops.push(() => crossTab.close());
       store.configure({
         client: createNotificationClient({
           apiUrl: options.apiUrl,
@@ -159,6 +213,8 @@ export function notificationBell(config?: BellOptionsInput): NotificationBellCom
         perPage: options.perPage,
         filter: options.filter,
         labels: options.labels,
+        counts: options.tabs,
+        share: crossTab.share,
       });
       if (options.unreadCount !== null && !store.loaded) store.unreadCount = options.unreadCount;
       if (problem) store.error = problem;
@@ -271,10 +327,11 @@ export function notificationBell(config?: BellOptionsInput): NotificationBellCom
       void this.$store.notifications.setFilter(filter);
     },
 
-    /** Left and Right move between the two tabs and show the one reached, as the ARIA tabs pattern has it. */
-    moveTab(event: KeyboardEvent) {
+    /** Left and Right move between the tabs (wrapping) and show the one reached, as the ARIA tabs pattern has it. */
+    moveTab(event: KeyboardEvent, step: 1 | -1) {
       event.preventDefault();
-      const next: BellFilter = this.$store.notifications.filter === 'all' ? 'unread' : 'all';
+      const at = BELL_FILTERS.indexOf(this.$store.notifications.filter);
+      const next = BELL_FILTERS[(at + step + BELL_FILTERS.length) % BELL_FILTERS.length] as BellFilter;
       this.showTab(next);
       void this.$nextTick(() => document.getElementById(this.tabIds[next])?.focus());
     },
@@ -304,8 +361,10 @@ export function notificationBell(config?: BellOptionsInput): NotificationBellCom
 /** The list: its items, newest first. */
 export function notificationList(): NotificationListComponent {
   const component: NotificationListComponent & ThisType<NotificationListComponent & Magics> = {
+    /** The items, less any that expired since they arrived (the server lists none that had). */
     get items(): BellNotification[] {
-      return this.$store.notifications.items;
+      const store = this.$store.notifications;
+      return store.items.filter((item) => item.expiresAt === null || Date.parse(item.expiresAt) > store.now);
     },
   };
   return component;
@@ -313,8 +372,48 @@ export function notificationList(): NotificationListComponent {
 
 /** One item: its relative time and icon, mark read on click, delete, and its action buttons. */
 export function notificationItem(item: BellNotification): NotificationItemComponent {
+  let stopSeen: (() => void) | undefined;
   const component: NotificationItemComponent & ThisType<NotificationItemComponent & Magics> = {
     item,
+    snoozeOpen: false,
+
+    /** Marks the item seen once it has been on screen for a second, the panel open (hidden ones never intersect). */
+    init() {
+      if (this.item.seenAt !== null || this.item.local || typeof IntersectionObserver === 'undefined') return;
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      const observer = new IntersectionObserver(
+        ([entry]) => {
+          clearTimeout(timer);
+          if (!entry?.isIntersecting) return;
+          timer = setTimeout(() => {
+            this.$store.notifications.queueSeen(this.item.id);
+            stopSeen?.();
+          }, SEEN_AFTER_MS);
+        },
+        { threshold: 0.5 },
+      );
+      observer.observe(this.$el);
+      stopSeen = () => {
+        clearTimeout(timer);
+        observer.disconnect();
+      };
+    },
+
+    destroy() {
+      stopSeen?.();
+    },
+
+    get collapsedText(): string {
+      const { collapseCount, collapseActors } = this.item;
+      return collapseCount > 1 ? context.options.labels.collapsed(collapseCount, collapseActors[0]) : '';
+    },
+
+    get snoozedText(): string {
+      const until = this.item.snoozedUntil;
+      if (until === null || Date.parse(until) <= this.$store.notifications.now) return '';
+      const when = formatRelativeTime(until, new Date(this.$store.notifications.now), context.options.locale);
+      return context.options.labels.snoozedUntil(when);
+    },
 
     get labels() {
       return context.options.labels;
@@ -354,6 +453,19 @@ export function notificationItem(item: BellNotification): NotificationItemCompon
 
     remove() {
       return this.$store.notifications.deleteNotification(this.item.id);
+    },
+
+    archive() {
+      return this.$store.notifications.archive(this.item.id);
+    },
+
+    unarchive() {
+      return this.$store.notifications.unarchive(this.item.id);
+    },
+
+    async snooze(preset: SnoozePreset) {
+      this.snoozeOpen = false;
+      await this.$store.notifications.snooze(this.item.id, snoozeUntil(preset));
     },
 
     /** An action opens its `url` (in a new tab when asked) or dispatches its `event` from the item, bubbling. */

@@ -53,6 +53,7 @@ export function createListLoading(wiring: StoreWiring): ListLoading {
         if (result.unreadCount !== undefined) store.serverUnread = result.unreadCount;
         store.loaded = true;
         store.error = null;
+        if (!append) void store.loadCounts();
       } catch (error) {
         if (load === loads) {
           store.error = wiring.describe(error);
@@ -74,7 +75,8 @@ export function createListLoading(wiring: StoreWiring): ListLoading {
     },
 
     async refresh(store) {
-      if (!store.loaded) {
+      // Snoozed and archived lists change at their head and middle alike: they are loaded whole.
+      if (!store.loaded || store.filter === 'archived' || store.filter === 'snoozed') {
         await store.loadNotifications(1, false);
         return;
       }
@@ -98,6 +100,7 @@ export function createListLoading(wiring: StoreWiring): ListLoading {
         // After the additions, which counted themselves: the server's own count is the truth.
         if (result.unreadCount !== undefined) store.serverUnread = result.unreadCount;
         if (store.error === loadFailure) store.error = null;
+        void store.loadCounts();
       } catch (error) {
         store.error = wiring.describe(error);
         loadFailure = store.error;
