@@ -4,6 +4,7 @@ export { makeNotification, type NotificationBuilder } from './builder.js';
 export {
   apiBase,
   createNotificationClient,
+  type InboxCounts,
   type NotificationClient,
   type NotificationClientOptions,
   type NotificationPage,
@@ -25,6 +26,7 @@ export {
   normalizeNotification,
 } from './notification.js';
 export {
+  BELL_FILTERS,
   type BellBroadcasting,
   type BellFilter,
   type BellOptions,
@@ -43,6 +45,7 @@ export {
   notificationStore,
 } from './plugin.js';
 export { formatRelativeTime, pageLocale } from './relative-time.js';
+export { SNOOZE_PRESETS, type SnoozePreset, snoozeUntil } from './snooze-presets.js';
 export { createBellStore } from './store.js';
 export {
   BELL_STRINGS,
