@@ -46,7 +46,14 @@ export function createListLoading(wiring: StoreWiring): ListLoading {
             if (!store.items.some((item) => item.id === notification.id)) store.items.push(notification);
           }
         } else {
-          store.items = [...localKept(store, filter), ...fresh];
+          // An item held already keeps its object, brought up to date: its component (x-for keeps the element
+          // of the same key) goes on reading that object, so a new one would leave it showing the old state.
+          const held = new Map(store.items.map((item) => [item.id, item]));
+          const kept = fresh.map((item) => {
+            const same = held.get(item.id);
+            return same ? Object.assign(same, item, { isNew: same.isNew }) : item;
+          });
+          store.items = [...localKept(store, filter), ...kept];
         }
         store.hasMore = result.hasNextPage;
         store.currentPage = page;
