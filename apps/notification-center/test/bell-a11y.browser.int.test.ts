@@ -166,7 +166,7 @@ describe('the bell’s accessibility and phone layout', () => {
       // The inbox controls: the counts on the tabs, a snooze menu open, "archive read".
       await page.locator('.herald-bell__tab-count').first().waitFor();
       await page.getByRole('button', { name: 'Snooze: Carol mentioned you' }).click();
-      await page.locator('.herald-bell__snooze-option').first().waitFor();
+      await page.locator('.herald-bell__snooze-option:visible').first().waitFor();
       expect(await page.locator('.herald-bell__archive-read').isVisible()).toBe(true);
       expect(await seriousViolations(page)).toEqual([]);
 
@@ -198,7 +198,7 @@ describe('the bell’s accessibility and phone layout', () => {
       // Every button (the four tabs with counts, the item tools, the snooze choices, the actions) and item.
       await page.locator('.herald-bell__tab-count').first().waitFor();
       await page.locator('.herald-bell__item').first().locator('[aria-expanded]').click();
-      await page.locator('.herald-bell__snooze-option').first().waitFor();
+      await page.locator('.herald-bell__snooze-option:visible').first().waitFor();
       await settled(page);
       expect(await offScreen(page)).toEqual([]);
       expect(await overflowing(page)).toEqual([]);
@@ -212,7 +212,7 @@ describe('the bell’s accessibility and phone layout', () => {
       expect(within(await boxOf(page, '.herald-bell__close'), panel)).toBe(true);
       expect(await overflowing(page)).toEqual([]);
       await page.locator('.herald-bell__item').first().locator('[aria-expanded]').click();
-      await page.locator('.herald-bell__snooze-option').first().waitFor();
+      await page.locator('.herald-bell__snooze-option:visible').first().waitFor();
       await settled(page);
       expect(await offScreen(page)).toEqual([]);
       await page.locator('.herald-bell__close').click();
