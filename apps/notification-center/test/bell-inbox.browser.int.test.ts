@@ -29,7 +29,7 @@ const tab = (page: Page, name: string) => page.getByRole('tab', { name });
 const tabTexts = (page: Page) =>
   page.locator('.herald-bell__tab').evaluateAll((tabs) =>
     tabs.map((el) =>
-      [...el.children]
+      Array.from(el.children)
         .filter((child) => (child as HTMLElement).offsetParent !== null)
         .map((child) => child.textContent)
         .join(' '),
