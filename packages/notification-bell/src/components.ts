@@ -1,4 +1,5 @@
 import type { BellStore } from './bell-store.js';
+import { type BellTabMethods, bellTabMethods } from './bell-tabs.js';
 import { createNotificationClient } from './client.js';
 import { openCrossTab } from './cross-tab.js';
 import { ICONS } from './icons.js';
@@ -54,7 +55,7 @@ function readOptions(el: HTMLElement, given: BellOptionsInput | undefined): [Bel
 }
 
 /** The bell component's state and methods. */
-export interface NotificationBellComponent {
+export interface NotificationBellComponent extends BellTabMethods {
   mode: BellOptions['mode'];
   position: BellOptions['position'];
   theme: BellTheme;
@@ -64,11 +65,6 @@ export interface NotificationBellComponent {
   tabs: boolean;
   tabIds: Record<BellFilter, string>;
   readonly tabNames: readonly BellFilter[];
-  tabLabel(tab: BellFilter): string;
-  /** The tab's count as shown beside its name; empty before the counts arrive. */
-  tabCount(tab: BellFilter): string;
-  /** Offer "archive read": on the inbox tab, when it holds read ones. */
-  readonly canArchiveRead: boolean;
   init(): void;
   destroy(): void;
   readonly badgeText: string;
@@ -84,8 +80,6 @@ export interface NotificationBellComponent {
   readonly trapsFocus: boolean;
   onPageKeydown(event: KeyboardEvent): void;
   onPageFocusin(event: FocusEvent): void;
-  showTab(filter: BellFilter): void;
-  moveTab(event: KeyboardEvent, step: 1 | -1): void;
 }
 
 /** How long an item must be on screen before it counts as seen. */
@@ -148,35 +142,7 @@ export function notificationBell(config?: BellOptionsInput): NotificationBellCom
     tabIds: { all: '', unread: '', snoozed: '', archived: '' },
     tabNames: BELL_FILTERS,
 
-    tabLabel(tab: BellFilter) {
-      const labels = {
-        all: 'tabAll',
-        unread: 'tabUnread',
-        snoozed: 'tabSnoozed',
-        archived: 'tabArchived',
-      } as const;
-      return this.labels[labels[tab]];
-    },
-
-    tabCount(tab: BellFilter) {
-      const counts = this.$store.notifications.counts;
-      if (!counts) return '';
-      const count = {
-        all: counts.inbox,
-        unread: counts.unread,
-        snoozed: counts.snoozed,
-        archived: counts.archived,
-      }[tab];
-      return count > 99 ? '99+' : String(count);
-    },
-
-    get canArchiveRead(): boolean {
-      const store = this.$store.notifications;
-      if (store.filter !== 'all') return false;
-      return store.counts
-        ? store.counts.inbox > store.counts.unread
-        : store.items.some((item) => item.readAt !== null);
-    },
+    ...bellTabMethods,
 
     init() {
       const [options, problem] = readOptions(this.$el, config);
@@ -320,20 +286,6 @@ export function notificationBell(config?: BellOptionsInput): NotificationBellCom
       if (!this.trapsFocus || !panel || !(event.target instanceof Node) || panel.contains(event.target))
         return;
       (tabbableElements(panel)[0] ?? panel).focus();
-    },
-
-    /** Shows a tab's list; the tab list's focus follows the chosen tab. */
-    showTab(filter: BellFilter) {
-      void this.$store.notifications.setFilter(filter);
-    },
-
-    /** Left and Right move between the tabs (wrapping) and show the one reached, as the ARIA tabs pattern has it. */
-    moveTab(event: KeyboardEvent, step: 1 | -1) {
-      event.preventDefault();
-      const at = BELL_FILTERS.indexOf(this.$store.notifications.filter);
-      const next = BELL_FILTERS[(at + step + BELL_FILTERS.length) % BELL_FILTERS.length] as BellFilter;
-      this.showTab(next);
-      void this.$nextTick(() => document.getElementById(this.tabIds[next])?.focus());
     },
 
     /** Arrow keys move between items (wrapping), Home and End jump to the first and last. */

@@ -156,7 +156,7 @@ export function renderBellMarkup(parts: BellTemplates): string {
       <span class="herald-bell__spacer"></span>
       <button type="button" class="herald-bell__mark-all" x-show="$store.notifications.unreadCount > 0"
         @click="$store.notifications.markAllAsRead()">${TOOL_ICONS.readAll}<span x-text="labels.markAllRead"></span></button>
-      <button type="button" class="herald-bell__archive-read" x-show="canArchiveRead"
+      <button type="button" class="herald-bell__archive-read" x-show="canArchiveRead()"
         @click="$store.notifications.archiveAllRead()">${TOOL_ICONS.archive}<span x-text="labels.archiveAllRead"></span></button>
     </div>
     <div class="herald-bell__error" role="alert" x-show="$store.notifications.error">
