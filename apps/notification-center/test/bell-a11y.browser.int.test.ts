@@ -94,6 +94,22 @@ function overflowing(page: Page): Promise<string[]> {
   );
 }
 
+/** The visible buttons, tabs and items of the open bell that do not lie wholly across the screen's width. */
+function offScreen(page: Page): Promise<string[]> {
+  return page.evaluate(() => {
+    const width = document.documentElement.clientWidth;
+    return Array.from(
+      document.querySelectorAll<HTMLElement>('.herald-bell__popover button, .herald-bell__item, [role=tab]'),
+    )
+      .filter((el) => el.getClientRects().length > 0 && getComputedStyle(el).visibility !== 'hidden')
+      .filter((el) => {
+        const box = el.getBoundingClientRect();
+        return box.left < -0.5 || box.right > width + 0.5;
+      })
+      .map((el) => `${el.className} "${el.getAttribute('aria-label') ?? el.textContent?.trim()}"`);
+  });
+}
+
 describe('the bell’s accessibility and phone layout', () => {
   let browser: Browser;
   let running: RunningCenter;
@@ -147,6 +163,12 @@ describe('the bell’s accessibility and phone layout', () => {
       await bell(page).click();
       await page.locator('.herald-bell__item').nth(2).waitFor();
       expect(await seriousViolations(page)).toEqual([]);
+      // The inbox controls: the counts on the tabs, a snooze menu open, "archive read".
+      await page.locator('.herald-bell__tab-count').first().waitFor();
+      await page.getByRole('button', { name: 'Snooze: Carol mentioned you' }).click();
+      await page.locator('.herald-bell__snooze-option:visible').first().waitFor();
+      expect(await page.locator('.herald-bell__archive-read').isVisible()).toBe(true);
+      expect(await seriousViolations(page)).toEqual([]);
 
       await page.goto(`${running.base}/?theme=${theme}&mode=panel`);
       await bell(page).click();
@@ -158,8 +180,8 @@ describe('the bell’s accessibility and phone layout', () => {
     });
   }
 
-  for (const width of [320, 375, 414]) {
-    it(`keeps the dropdown and the panel on a ${width} px wide phone, close button included`, async () => {
+  for (const width of [320, 360, 375]) {
+    it(`keeps the dropdown and the panel on a ${width} px wide phone, every button and item included`, async () => {
       const { context, page, errors } = await signIn(browser, running.base, 'alice', {
         viewport: { width, height: 700 },
       });
@@ -173,6 +195,13 @@ describe('the bell’s accessibility and phone layout', () => {
       expect(await overflowing(page)).toEqual([]);
       // Nothing in it is wider than the screen: the page does not scroll sideways.
       expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(width);
+      // Every button (the four tabs with counts, the item tools, the snooze choices, the actions) and item.
+      await page.locator('.herald-bell__tab-count').first().waitFor();
+      await page.locator('.herald-bell__item').first().locator('[aria-expanded]').click();
+      await page.locator('.herald-bell__snooze-option:visible').first().waitFor();
+      await settled(page);
+      expect(await offScreen(page)).toEqual([]);
+      expect(await overflowing(page)).toEqual([]);
 
       await page.goto(`${running.base}/?mode=panel`);
       await bell(page).click();
@@ -182,6 +211,10 @@ describe('the bell’s accessibility and phone layout', () => {
       expect(Math.round(panel.width)).toBe(width);
       expect(within(await boxOf(page, '.herald-bell__close'), panel)).toBe(true);
       expect(await overflowing(page)).toEqual([]);
+      await page.locator('.herald-bell__item').first().locator('[aria-expanded]').click();
+      await page.locator('.herald-bell__snooze-option:visible').first().waitFor();
+      await settled(page);
+      expect(await offScreen(page)).toEqual([]);
       await page.locator('.herald-bell__close').click();
       await page.locator('[role=dialog]').waitFor({ state: 'hidden' });
       expect(errors).toEqual([]);

@@ -70,10 +70,10 @@ describe('the panel’s focus trap', () => {
     const heading = await dialog(page).getAttribute('aria-labelledby');
     expect(await page.locator(`[id="${heading}"]`).textContent()).toBe('Notifications');
 
-    // Close, the chosen tab (the other is reached by arrow keys), mark all read; per item: open, mark read,
-    // delete (+ Reply on the first).
+    // Close, the chosen tab (the others are reached by arrow keys), mark all read; per item: open, mark read,
+    // archive, snooze, delete (+ Reply on the first).
     const count = await tagStops(page);
-    expect(count).toBe(10);
+    expect(count).toBe(14);
     const first = await focused(page);
     expect(first).toBe('3'); // opening moved focus to the first item
 

@@ -63,7 +63,10 @@ ${bellPage.tags.js}</body></html>`,
     const lists: string[] = [];
     page.on('request', (request) => {
       const url = new URL(request.url());
-      if (url.pathname.startsWith('/notification/')) lists.push(url.pathname);
+      // The lists only: the counts per tab and the seen batch go beside them.
+      if (url.pathname.startsWith('/notification/') && !/\/(counts|seen)\.json$/.test(url.pathname)) {
+        lists.push(url.pathname);
+      }
     });
     await bell(page).click();
     await expect.poll(() => items(page).count()).toBe(3);
@@ -80,7 +83,9 @@ ${bellPage.tags.js}</body></html>`,
     // Left/Right move between the tabs, showing the one reached and focusing it.
     await page.keyboard.press('ArrowLeft');
     await expect.poll(() => items(page).count()).toBe(3);
-    expect(await page.evaluate(() => document.activeElement?.textContent)).toBe('All');
+    expect(
+      await page.evaluate(() => document.activeElement?.querySelector('.herald-bell__tab-name')?.textContent),
+    ).toBe('All');
     expect(lists).toEqual(['/notification/notifications/unread.json', '/notification/notifications.json']);
     expect(await page.locator('.herald-bell__count').textContent()).toBe('2 unread');
     expect(errors).toEqual([]);
@@ -100,7 +105,12 @@ ${bellPage.tags.js}</body></html>`,
     await bell(page).click();
     await expect.poll(() => items(page).count()).toBe(2);
     expect(await page.locator('.herald-bell__heading').textContent()).toBe('Benachrichtigungen');
-    expect(await page.locator('.herald-bell__tab').allTextContents()).toEqual(['Alle', 'Ungelesen']);
+    expect(await page.locator('.herald-bell__tab-name').allTextContents()).toEqual([
+      'Alle',
+      'Ungelesen',
+      'Später',
+      'Archiv',
+    ]);
     expect(await page.locator('.herald-bell__mark-all').textContent()).toBe('Alle als gelesen markieren');
     expect(await items(page).first().locator('.herald-bell__time').textContent()).toBe('vor 5 Minuten');
     expect(await items(page).last().locator('.herald-bell__time').textContent()).toBe('vor 2 Stunden');
@@ -115,7 +125,12 @@ ${bellPage.tags.js}</body></html>`,
     await bell(page).click();
     await expect.poll(() => items(page).count()).toBe(2);
     expect(await page.locator('.herald-bell__heading').textContent()).toBe('Alertes');
-    expect(await page.locator('.herald-bell__tab').allTextContents()).toEqual(['Toutes', 'Non lues']);
+    expect(await page.locator('.herald-bell__tab-name').allTextContents()).toEqual([
+      'Toutes',
+      'Non lues',
+      'Reportées',
+      'Archivées',
+    ]);
     expect(await items(page).first().locator('.herald-bell__time').textContent()).toBe('il y a 5 minutes');
     expect(errors).toEqual([]);
     await context.close();

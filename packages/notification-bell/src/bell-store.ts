@@ -1,4 +1,4 @@
-import type { NotificationClient } from './client.js';
+import type { InboxCounts, NotificationClient } from './client.js';
 import type { BellNotification } from './notification.js';
 import type { BellFilter, BellLabels } from './options.js';
 
@@ -16,6 +16,13 @@ export interface BellStoreDeps {
   readonly emit?: ((name: string, detail: unknown) => void) | undefined;
   /** How long a new item stays highlighted (default 5000 ms). */
   readonly highlightMs?: number | undefined;
+  /** Load the counts per tab beside each list (default true; the bell turns it off without tabs). */
+  readonly counts?: boolean | undefined;
+  /**
+   * Tells the page's other tabs of a change made here, as the live event the server would publish (the bell
+   * passes its BroadcastChannel); nothing by default.
+   */
+  readonly share?: ((event: string, payload: unknown) => void) | undefined;
 }
 
 /** The Alpine store `notifications`: the list, the counts, and what can be done to them. */
@@ -28,8 +35,10 @@ export interface BellStore {
   unreadCount: number;
   /** The server's own unread count, as it last said it (adjusted by the changes the bell has seen since). */
   serverUnread: number;
-  /** The tab shown: every notification, or only the unread ones. */
+  /** The tab shown: the inbox, its unread ones, the snoozed or the archived ones. */
   filter: BellFilter;
+  /** How many each tab holds, as the server last said; `null` until it has. */
+  counts: InboxCounts | null;
   isLoading: boolean;
   hasMore: boolean;
   isOpen: boolean;
@@ -48,6 +57,16 @@ export interface BellStore {
   markAsRead(id: string): Promise<void>;
   markAllAsRead(): Promise<void>;
   deleteNotification(id: string): Promise<void>;
+  archive(id: string): Promise<void>;
+  unarchive(id: string): Promise<void>;
+  /** Archives every read notification in the inbox. */
+  archiveAllRead(): Promise<void>;
+  /** Hides one until `until`, when it comes back unread. */
+  snooze(id: string, until: Date): Promise<void>;
+  /** Notes an item as seen; the ones noted close together go to the server in one request. */
+  queueSeen(id: string): void;
+  /** Loads the counts per tab (a failure keeps the last ones: they are a hint, not the list). */
+  loadCounts(): Promise<void>;
   loadNotifications(page?: number, append?: boolean): Promise<void>;
   loadMore(): Promise<void>;
   refresh(): Promise<void>;

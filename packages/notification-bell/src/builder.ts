@@ -105,6 +105,14 @@ export function makeNotification(store: () => BellStore): NotificationBuilder {
         local: true,
         isNew: false,
         data: { ...extra, title, message },
+        // Made in the page: no inbox states on the server.
+        seenAt: now,
+        archivedAt: null,
+        snoozedUntil: null,
+        expiresAt: null,
+        collapseKey: null,
+        collapseCount: 1,
+        collapseActors: [],
       };
     },
     send() {

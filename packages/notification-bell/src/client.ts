@@ -14,6 +14,15 @@ export interface WriteResult {
   readonly unreadCount: number | undefined;
 }
 
+/** How many notifications each tab holds, as `GET …/counts.json` answers. */
+export interface InboxCounts {
+  readonly inbox: number;
+  readonly unread: number;
+  readonly archived: number;
+  readonly snoozed: number;
+  readonly unseen: number;
+}
+
 /** Talks to the notifications JSON API with a host-signed user token, or the page's session cookie and CSRF token. */
 export interface NotificationClient {
   /** One page of the list: of `filter` (`….json` or `…/unread.json`), or of `apiUrl` itself when not given. */
@@ -21,6 +30,16 @@ export interface NotificationClient {
   markRead(id: string): Promise<WriteResult>;
   markAllRead(): Promise<WriteResult>;
   remove(id: string): Promise<WriteResult>;
+  /** The counts of every tab, in one request. */
+  counts(): Promise<InboxCounts>;
+  /** Marks notifications seen (not read), in one request. */
+  markSeen(ids: readonly string[]): Promise<WriteResult>;
+  archive(id: string): Promise<WriteResult>;
+  unarchive(id: string): Promise<WriteResult>;
+  /** Archives every read notification in the inbox. */
+  archiveAllRead(): Promise<WriteResult>;
+  /** Hides one from the inbox until `until`, when it comes back unread. */
+  snooze(id: string, until: Date): Promise<WriteResult>;
 }
 
 /** Options of {@link createNotificationClient}. */
@@ -53,6 +72,9 @@ const OPERATIONS: Record<BellOperation, string> = {
   markRead: 'mark it as read',
   markAllRead: 'mark all as read',
   delete: 'delete it',
+  archive: 'archive',
+  snooze: 'snooze it',
+  markSeen: 'mark them seen',
 };
 
 /** The reason given when the request never got an answer. */
@@ -66,6 +88,7 @@ function unreadOf(body: Loose): number | undefined {
 
 /** Derives the routes from the list URL: `…/notifications/unread.json` → `…/notifications`. */
 export function apiBase(apiUrl: string): string {
+  // The tab query (`….json?tab=archived`) is the list's own; the routes sit beside the path.
   return apiUrl.replace(/(\/unread)?\.json(\?.*)?$/, '');
 }
 
@@ -82,7 +105,12 @@ export function createNotificationClient(options: NotificationClientOptions): No
   const credentials = options.credentials ?? 'same-origin';
   const doFetch = (input: string, init: RequestInit) => (options.fetch ?? globalThis.fetch)(input, init);
 
-  const request = async (method: string, url: string, operation: BellOperation): Promise<Loose> => {
+  const request = async (
+    method: string,
+    url: string,
+    operation: BellOperation,
+    body?: unknown,
+  ): Promise<Loose> => {
     const what = OPERATIONS[operation];
     const fail = (code: BellErrorCode, detail: string, extra: { cause?: unknown; status?: number } = {}) =>
       new BellError(code, `Could not ${what}: ${detail}.`, { ...extra, operation, detail });
@@ -92,6 +120,7 @@ export function createNotificationClient(options: NotificationClientOptions): No
         accept: 'application/json',
         'x-requested-with': 'XMLHttpRequest',
         ...(await authHeaders(auth, method !== 'GET')),
+        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
       };
     } catch (error) {
       throw fail('unauthenticated', isBellError(error) ? error.message : 'no sign-in token', {
@@ -100,18 +129,23 @@ export function createNotificationClient(options: NotificationClientOptions): No
     }
     let response: Response;
     try {
-      response = await doFetch(url, { method, headers, credentials });
+      response = await doFetch(url, {
+        method,
+        headers,
+        credentials,
+        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+      });
     } catch (cause) {
       throw fail('request_failed', UNREACHABLE, { cause });
     }
-    let body: Loose = {};
+    let answer: Loose = {};
     try {
-      body = (await response.json()) as Loose;
+      answer = (await response.json()) as Loose;
     } catch (cause) {
       if (response.ok) throw fail('bad_response', 'the answer was not JSON', { cause });
     }
     if (!response.ok) {
-      const error = (body.error ?? {}) as Loose;
+      const error = (answer.error ?? {}) as Loose;
       const detail = typeof error.message === 'string' ? error.message : `HTTP ${response.status}`;
       const code =
         response.status === 401
@@ -121,13 +155,22 @@ export function createNotificationClient(options: NotificationClientOptions): No
             : 'request_failed';
       throw fail(code, detail, { status: response.status });
     }
-    return body;
+    return answer;
   };
+  const write = async (path: string, operation: BellOperation, body?: unknown): Promise<WriteResult> => {
+    const answer = await request('PATCH', `${base}${path}`, operation, body);
+    return { unreadCount: unreadOf(answer) };
+  };
+  const one = (id: string) => `/${encodeURIComponent(id)}`;
 
   return {
     async list(page, limit, filter) {
       const url = new URL(options.apiUrl, 'http://placeholder');
-      if (filter) url.pathname = `${apiBase(url.pathname)}${filter === 'unread' ? '/unread.json' : '.json'}`;
+      if (filter) {
+        url.pathname = `${apiBase(url.pathname)}${filter === 'unread' ? '/unread.json' : '.json'}`;
+        if (filter === 'archived' || filter === 'snoozed') url.searchParams.set('tab', filter);
+        else url.searchParams.delete('tab');
+      }
       url.searchParams.set('page', String(page));
       url.searchParams.set('limit', String(limit));
       const target = /^https?:/.test(options.apiUrl) ? url.href : `${url.pathname}${url.search}`;
@@ -157,5 +200,22 @@ export function createNotificationClient(options: NotificationClientOptions): No
       const body = await request('DELETE', `${base}/${encodeURIComponent(id)}.json`, 'delete');
       return { unreadCount: unreadOf(body) };
     },
+    async counts() {
+      const body = await request('GET', `${base}/counts.json`, 'load');
+      const data = (body.data ?? {}) as Loose;
+      const count = (name: string) => (typeof data[name] === 'number' ? (data[name] as number) : 0);
+      return {
+        inbox: count('inbox'),
+        unread: count('unread'),
+        archived: count('archived'),
+        snoozed: count('snoozed'),
+        unseen: count('unseen'),
+      };
+    },
+    markSeen: (ids) => write('/seen.json', 'markSeen', { ids }),
+    archive: (id) => write(`${one(id)}/archive.json`, 'archive'),
+    unarchive: (id) => write(`${one(id)}/unarchive.json`, 'archive'),
+    archiveAllRead: () => write('/archive-read.json', 'archive'),
+    snooze: (id, until) => write(`${one(id)}/snooze.json`, 'snooze', { until: until.toISOString() }),
   };
 }

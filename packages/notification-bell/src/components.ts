@@ -1,9 +1,12 @@
 import type { BellStore } from './bell-store.js';
+import { type BellTabMethods, bellTabMethods } from './bell-tabs.js';
 import { createNotificationClient } from './client.js';
+import { openCrossTab } from './cross-tab.js';
 import { ICONS } from './icons.js';
 import { hostOptionsOf } from './internal/host-options.js';
 import type { BellAction, BellNotification } from './notification.js';
 import {
+  BELL_FILTERS,
   type BellFilter,
   type BellOptions,
   type BellOptionsInput,
@@ -11,6 +14,7 @@ import {
   resolveBellOptions,
 } from './options.js';
 import { formatRelativeTime, pageLocale } from './relative-time.js';
+import { type SnoozePreset, snoozeUntil } from './snooze-presets.js';
 import { type BellTheme, detectTheme, watchTheme } from './theme.js';
 import { startUpdates } from './updates.js';
 
@@ -56,7 +60,7 @@ export function currentBellOptions(): BellOptions {
 }
 
 /** The bell component's state and methods. */
-export interface NotificationBellComponent {
+export interface NotificationBellComponent extends BellTabMethods {
   mode: BellOptions['mode'];
   position: BellOptions['position'];
   theme: BellTheme;
@@ -65,6 +69,7 @@ export interface NotificationBellComponent {
   labels: BellOptions['labels'];
   tabs: boolean;
   tabIds: Record<BellFilter, string>;
+  readonly tabNames: readonly BellFilter[];
   init(): void;
   destroy(): void;
   readonly badgeText: string;
@@ -80,9 +85,10 @@ export interface NotificationBellComponent {
   readonly trapsFocus: boolean;
   onPageKeydown(event: KeyboardEvent): void;
   onPageFocusin(event: FocusEvent): void;
-  showTab(filter: BellFilter): void;
-  moveTab(event: KeyboardEvent): void;
 }
+
+/** How long an item must be on screen before it counts as seen. */
+const SEEN_AFTER_MS = 1000;
 
 const TABBABLE =
   'button, [href], input, select, textarea, summary, [contenteditable], [tabindex]:not([tabindex="-1"])';
@@ -111,9 +117,19 @@ export interface NotificationItemComponent {
   readonly classes: Record<string, boolean>;
   readonly timeAgo: string;
   readonly iconSvg: string;
+  /** "Ada and 9 others" for an item standing for several; empty for one alone. */
+  readonly collapsedText: string;
+  /** When a snoozed item comes back, in words; empty when not snoozed. */
+  readonly snoozedText: string;
+  snoozeOpen: boolean;
+  init(): void;
+  destroy(): void;
   activate(): Promise<void>;
   markAsRead(): Promise<void>;
   remove(): Promise<void>;
+  archive(): Promise<void>;
+  unarchive(): Promise<void>;
+  snooze(preset: SnoozePreset): Promise<void>;
   runAction(action: BellAction): void;
 }
 
@@ -128,7 +144,10 @@ export function notificationBell(config?: BellOptionsInput): NotificationBellCom
     titleId: '',
     labels: DEFAULT_LABELS,
     tabs: true,
-    tabIds: { all: '', unread: '' },
+    tabIds: { all: '', unread: '', snoozed: '', archived: '' },
+    tabNames: BELL_FILTERS,
+
+    ...bellTabMethods,
 
     init() {
       const [options, problem] = readOptions(this.$el, config);
@@ -140,10 +159,9 @@ export function notificationBell(config?: BellOptionsInput): NotificationBellCom
       this.tabs = options.tabs;
       this.panelId = `herald-bell-panel-${instances}`;
       this.titleId = `herald-bell-title-${instances}`;
-      this.tabIds = {
-        all: `herald-bell-tab-all-${instances}`,
-        unread: `herald-bell-tab-unread-${instances}`,
-      };
+      this.tabIds = Object.fromEntries(
+        BELL_FILTERS.map((tab) => [tab, `herald-bell-tab-${tab}-${instances}`]),
+      ) as Record<BellFilter, string>;
       if (options.theme) {
         this.theme = options.theme;
       } else {
@@ -155,6 +173,8 @@ export function notificationBell(config?: BellOptionsInput): NotificationBellCom
         );
       }
       const store = this.$store.notifications;
+      const crossTab = openCrossTab(store, options);
+      stops.push(() => crossTab.close());
       store.configure({
         client: createNotificationClient({
           apiUrl: options.apiUrl,
@@ -164,6 +184,8 @@ export function notificationBell(config?: BellOptionsInput): NotificationBellCom
         perPage: options.perPage,
         filter: options.filter,
         labels: options.labels,
+        counts: options.tabs,
+        share: crossTab.share,
       });
       if (options.unreadCount !== null && !store.loaded) store.unreadCount = options.unreadCount;
       if (problem) store.error = problem;
@@ -271,19 +293,6 @@ export function notificationBell(config?: BellOptionsInput): NotificationBellCom
       (tabbableElements(panel)[0] ?? panel).focus();
     },
 
-    /** Shows a tab's list; the tab list's focus follows the chosen tab. */
-    showTab(filter: BellFilter) {
-      void this.$store.notifications.setFilter(filter);
-    },
-
-    /** Left and Right move between the two tabs and show the one reached, as the ARIA tabs pattern has it. */
-    moveTab(event: KeyboardEvent) {
-      event.preventDefault();
-      const next: BellFilter = this.$store.notifications.filter === 'all' ? 'unread' : 'all';
-      this.showTab(next);
-      void this.$nextTick(() => document.getElementById(this.tabIds[next])?.focus());
-    },
-
     /** Arrow keys move between items (wrapping), Home and End jump to the first and last. */
     moveFocus(event: KeyboardEvent, step: 1 | -1 | 'first' | 'last') {
       const items = Array.from(this.$refs.panel?.querySelectorAll<HTMLElement>('[data-bell-focus]') ?? []);
@@ -309,8 +318,10 @@ export function notificationBell(config?: BellOptionsInput): NotificationBellCom
 /** The list: its items, newest first. */
 export function notificationList(): NotificationListComponent {
   const component: NotificationListComponent & ThisType<NotificationListComponent & Magics> = {
+    /** The items, less any that expired since they arrived (the server lists none that had). */
     get items(): BellNotification[] {
-      return this.$store.notifications.items;
+      const store = this.$store.notifications;
+      return store.items.filter((item) => item.expiresAt === null || Date.parse(item.expiresAt) > store.now);
     },
   };
   return component;
@@ -318,8 +329,48 @@ export function notificationList(): NotificationListComponent {
 
 /** One item: its relative time and icon, mark read on click, delete, and its action buttons. */
 export function notificationItem(item: BellNotification): NotificationItemComponent {
+  let stopSeen: (() => void) | undefined;
   const component: NotificationItemComponent & ThisType<NotificationItemComponent & Magics> = {
     item,
+    snoozeOpen: false,
+
+    /** Marks the item seen once it has been on screen for a second, the panel open (hidden ones never intersect). */
+    init() {
+      if (this.item.seenAt !== null || this.item.local || typeof IntersectionObserver === 'undefined') return;
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      const observer = new IntersectionObserver(
+        ([entry]) => {
+          clearTimeout(timer);
+          if (!entry?.isIntersecting) return;
+          timer = setTimeout(() => {
+            this.$store.notifications.queueSeen(this.item.id);
+            stopSeen?.();
+          }, SEEN_AFTER_MS);
+        },
+        { threshold: 0.5 },
+      );
+      observer.observe(this.$el);
+      stopSeen = () => {
+        clearTimeout(timer);
+        observer.disconnect();
+      };
+    },
+
+    destroy() {
+      stopSeen?.();
+    },
+
+    get collapsedText(): string {
+      const { collapseCount, collapseActors } = this.item;
+      return collapseCount > 1 ? context.options.labels.collapsed(collapseCount, collapseActors[0]) : '';
+    },
+
+    get snoozedText(): string {
+      const until = this.item.snoozedUntil;
+      if (until === null || Date.parse(until) <= this.$store.notifications.now) return '';
+      const when = formatRelativeTime(until, new Date(this.$store.notifications.now), context.options.locale);
+      return context.options.labels.snoozedUntil(when);
+    },
 
     get labels() {
       return context.options.labels;
@@ -359,6 +410,19 @@ export function notificationItem(item: BellNotification): NotificationItemCompon
 
     remove() {
       return this.$store.notifications.deleteNotification(this.item.id);
+    },
+
+    archive() {
+      return this.$store.notifications.archive(this.item.id);
+    },
+
+    unarchive() {
+      return this.$store.notifications.unarchive(this.item.id);
+    },
+
+    async snooze(preset: SnoozePreset) {
+      this.snoozeOpen = false;
+      await this.$store.notifications.snooze(this.item.id, snoozeUntil(preset));
     },
 
     /** An action opens its `url` (in a new tab when asked) or dispatches its `event` from the item, bubbling. */

@@ -7,7 +7,14 @@ export type BellErrorCode =
   | 'live_failed';
 
 /** What the bell was doing when a request failed. */
-export type BellOperation = 'load' | 'markRead' | 'markAllRead' | 'delete';
+export type BellOperation =
+  | 'load'
+  | 'markRead'
+  | 'markAllRead'
+  | 'delete'
+  | 'archive'
+  | 'snooze'
+  | 'markSeen';
 
 /** The bell's error: a closed `code`, a message fit to show the user, and the HTTP status when there was one. */
 export class BellError extends Error {

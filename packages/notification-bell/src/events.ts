@@ -13,4 +13,6 @@ export const LIVE_EVENTS = {
   allMarkedRead: 'notification.marked-all-read',
   deleted: 'notification.deleted',
   deletedAll: 'notification.deleted-all',
+  /** Seen, archived, unarchived, "archive all read" or snoozed (`{ change, notification_ids, unread_count }`). */
+  inboxChanged: 'notification.inbox-changed',
 } as const;

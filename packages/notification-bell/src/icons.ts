@@ -25,4 +25,7 @@ export const TOOL_ICONS = {
   read: svg('<path d="m5 12.5 4.5 4.5L19 7.5"/>'),
   delete: svg('<path d="M4.5 7h15M10 7V4.5h4V7M6.5 7l1 13h9l1-13"/>'),
   readAll: svg('<path d="m2.5 12.5 4.5 4.5 9.5-9.5M12 16.5l.5.5L22 7.5"/>'),
+  archive: svg('<path d="M4 5h16v4H4zM5.5 9v10h13V9M10 13h4"/>'),
+  unarchive: svg('<path d="M4 5h16v4H4zM5.5 9v10h13V9M12 17v-5M9.5 14.5 12 12l2.5 2.5"/>'),
+  snooze: svg('<circle cx="12" cy="13" r="7.5"/><path d="M12 9v4l2.5 2.5M5 3.5 2.5 6M19 3.5 21.5 6"/>'),
 } as const;

@@ -4,6 +4,7 @@ export { makeNotification, type NotificationBuilder } from './builder.js';
 export {
   apiBase,
   createNotificationClient,
+  type InboxCounts,
   type NotificationClient,
   type NotificationClientOptions,
   type NotificationPage,
@@ -25,6 +26,7 @@ export {
   normalizeNotification,
 } from './notification.js';
 export {
+  BELL_FILTERS,
   type BellBroadcasting,
   type BellFilter,
   type BellOptions,
@@ -47,6 +49,7 @@ export { type BellPushState, type NotificationPushComponent, notificationPush } 
 export { type BellPushRoutes, pushRoutes } from './push-routes.js';
 export { PUSH_CONTROL_TEMPLATE } from './push-template.js';
 export { formatRelativeTime, pageLocale } from './relative-time.js';
+export { SNOOZE_PRESETS, type SnoozePreset, snoozeUntil } from './snooze-presets.js';
 export { createBellStore } from './store.js';
 export {
   BELL_STRINGS,

@@ -40,6 +40,18 @@ export interface BellNotification {
   isNew: boolean;
   /** The record's `data`, with any keys of the app's own. */
   readonly data: Record<string, unknown>;
+  /** When it was first shown for a second; `null` while unseen. */
+  seenAt: string | null;
+  readonly archivedAt: string | null;
+  readonly snoozedUntil: string | null;
+  /** After this time the bell no longer shows it. */
+  readonly expiresAt: string | null;
+  /** Notifications with the same key fold into one while unread. */
+  readonly collapseKey: string | null;
+  /** How many notifications this one stands for (1 alone). */
+  readonly collapseCount: number;
+  /** Who caused them (`data.actor` of each), newest first. */
+  readonly collapseActors: readonly string[];
 }
 
 type Loose = Record<string, unknown>;
@@ -125,5 +137,17 @@ export function normalizeNotification(raw: unknown): BellNotification | undefine
     local: false,
     isNew: false,
     data,
+    seenAt: text(raw.seen_at) ?? null,
+    archivedAt: text(raw.archived_at) ?? null,
+    snoozedUntil: text(raw.snoozed_until) ?? null,
+    expiresAt: text(raw.expires_at) ?? null,
+    collapseKey: text(raw.collapse_key) ?? null,
+    collapseCount:
+      typeof raw.collapse_count === 'number' && raw.collapse_count > 1 ? Math.floor(raw.collapse_count) : 1,
+    collapseActors: Array.isArray(raw.collapse_actors)
+      ? raw.collapse_actors.filter((actor): actor is string => typeof actor === 'string')
+      : typeof data.actor === 'string'
+        ? [data.actor]
+        : [],
   };
 }

@@ -3,8 +3,14 @@ import { type BellLabels, type BellStrings, bellLabels } from './strings.js';
 
 export type { BellLabels } from './strings.js';
 
-/** Which notifications the list shows: every one, or the unread ones (the "All" and "Unread" tabs). */
-export type BellFilter = 'all' | 'unread';
+/** The tabs, in the order shown: the inbox, its unread part, the snoozed and the archived notifications. */
+export const BELL_FILTERS = ['all', 'unread', 'snoozed', 'archived'] as const;
+
+/**
+ * Which notifications the list shows: the inbox (`all`: neither archived nor snoozed), its unread ones, the
+ * snoozed ones or the archived ones.
+ */
+export type BellFilter = (typeof BELL_FILTERS)[number];
 
 /** How the bell hears about changes live: Herald's real-time server over WebSocket, or a Mercure-style hub over SSE. */
 export interface BellBroadcasting {
@@ -64,9 +70,9 @@ export interface BellOptions {
    * origin, which must allow credentials in its CORS answer) or `omit`.
    */
   readonly credentials: RequestCredentials;
-  /** The tab shown first: `all` (default) or `unread`. */
+  /** The tab shown first: `all` (default), `unread`, `snoozed` or `archived`. */
   readonly filter: BellFilter;
-  /** Show the "All" and "Unread" tabs (default `true`); without them the list keeps to `filter`. */
+  /** Show the tabs with their counts (default `true`); without them the list keeps to `filter`. */
   readonly tabs: boolean;
   /** The language of words, times and numbers (default: the page's `lang`, then the browser's). */
   readonly locale: string;
@@ -128,7 +134,7 @@ export function resolveBellOptions(input: BellOptionsInput = {}, pageLocale = 'e
     credentials: CREDENTIALS.includes(input.credentials as RequestCredentials)
       ? (input.credentials as RequestCredentials)
       : 'same-origin',
-    filter: input.filter === 'unread' ? 'unread' : 'all',
+    filter: BELL_FILTERS.find((name) => name === input.filter) ?? 'all',
     tabs: input.tabs !== false,
     locale,
     labels: { ...bellLabels(locale, input.strings), ...input.labels },

@@ -52,11 +52,43 @@ function fakeClient(records: ReturnType<typeof record>[]) {
       );
       return { unreadCount: unread().length };
     },
+    async counts() {
+      calls.push('counts');
+      return { inbox: records.length, unread: unread().length, archived: 0, snoozed: 0, unseen: 0 };
+    },
+    async markSeen(ids) {
+      calls.push(`seen ${ids.join(',')}`);
+      return { unreadCount: unread().length };
+    },
+    async archive(id) {
+      calls.push(`archive ${id}`);
+      records.splice(
+        records.findIndex((r) => r.id === id),
+        1,
+      );
+      return { unreadCount: unread().length };
+    },
+    async unarchive(id) {
+      calls.push(`unarchive ${id}`);
+      return { unreadCount: unread().length };
+    },
+    async archiveAllRead() {
+      calls.push('archive read');
+      return { unreadCount: unread().length };
+    },
+    async snooze(id) {
+      calls.push(`snooze ${id}`);
+      return { unreadCount: unread().length };
+    },
   };
   return { client, calls };
 }
 
-function storeWith(records: ReturnType<typeof record>[], perPage = 2) {
+function storeWith(
+  records: ReturnType<typeof record>[],
+  perPage = 2,
+  extra: { counts?: boolean; shared?: Array<[string, unknown]> } = {},
+) {
   const events: Array<[string, unknown]> = [];
   const { client, calls } = fakeClient(records);
   const store: BellStore = createBellStore();
@@ -67,6 +99,8 @@ function storeWith(records: ReturnType<typeof record>[], perPage = 2) {
     labels: DEFAULT_LABELS,
     emit: (name, detail) => events.push([name, detail]),
     highlightMs: 1,
+    counts: extra.counts ?? false,
+    share: (event, payload) => extra.shared?.push([event, payload]),
   });
   return { store, events, calls };
 }
@@ -270,5 +304,57 @@ describe('the notifications store', () => {
     });
     await store.markAllAsRead();
     expect(store.error).toBe('Impossible de tout marquer comme lu : le serveur est injoignable.');
+  });
+
+  it('archives and snoozes one out of the tab, telling the other tabs and loading the counts', async () => {
+    const shared: Array<[string, unknown]> = [];
+    const { store, calls } = storeWith([record('a', 1), record('b', 2), record('c', 3)], 10, {
+      counts: true,
+      shared,
+    });
+    await store.loadNotifications();
+    await store.archive('a');
+    await store.snooze('b', new Date(Date.now() + 3_600_000));
+    expect(store.items.map((item) => item.id)).toEqual(['c']);
+    expect(calls.filter((call) => call !== 'counts')).toEqual(['list 1', 'archive a', 'snooze b']);
+    expect(calls.filter((call) => call === 'counts').length).toBeGreaterThanOrEqual(3);
+    expect(shared.map(([event, payload]) => [event, (payload as { change: string }).change])).toEqual([
+      [LIVE_EVENTS.inboxChanged, 'archived'],
+      [LIVE_EVENTS.inboxChanged, 'snoozed'],
+    ]);
+    expect(store.counts).toMatchObject({ inbox: 2 });
+  });
+
+  it('marks items seen in one request for those seen close together, once each', async () => {
+    const { store, calls } = storeWith([record('a', 1), record('b', 2)], 10);
+    await store.loadNotifications();
+    store.queueSeen('a');
+    store.queueSeen('b');
+    store.queueSeen('a');
+    await new Promise((resolve) => setTimeout(resolve, 600));
+    expect(calls).toEqual(['list 1', 'seen a,b']);
+    expect(store.items.every((item) => item.seenAt !== null)).toBe(true);
+    store.queueSeen('a');
+    await new Promise((resolve) => setTimeout(resolve, 600));
+    expect(calls).toEqual(['list 1', 'seen a,b']);
+  });
+
+  it('folds a pushed notification into the unread one with its collapse key, counting it', async () => {
+    const { store } = storeWith([], 10);
+    await store.loadNotifications();
+    // As the broadcast channel publishes it: the record, with its collapse key.
+    const comment = (id: string, actor: string) => ({
+      id,
+      data: { title: `${actor} commented`, message: 'on the post', actor },
+      collapse_key: 'post-1',
+      created_at: new Date().toISOString(),
+    });
+    store.applyLiveEvent(LIVE_EVENTS.created, comment('1', 'Ada'));
+    store.applyLiveEvent(LIVE_EVENTS.created, comment('2', 'Bo'));
+    expect(store.items).toHaveLength(1);
+    expect(store.items[0]).toMatchObject({ id: '2', collapseCount: 2, collapseActors: ['Bo', 'Ada'] });
+    expect(store.unreadCount).toBe(1);
+    expect(bellLabels('en').collapsed(2, 'Bo')).toBe('Bo and 1 other');
+    expect(bellLabels('en').collapsed(10, undefined)).toBe('10 notifications');
   });
 });

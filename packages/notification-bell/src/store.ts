@@ -1,4 +1,5 @@
 import type { BellStore } from './bell-store.js';
+import { archiveAllRead, changeOne, createSeenBatch, loadCounts } from './store/inbox-actions.js';
 import { createListLoading } from './store/list-loading.js';
 import { applyLiveEvent } from './store/live-events.js';
 import { addNotification, deleteNotification, markAllAsRead, markAsRead } from './store/read-actions.js';
@@ -15,16 +16,20 @@ import { createStoreWiring } from './store/wiring.js';
 export function createBellStore(initial: { unreadCount?: number } = {}): BellStore {
   const wiring = createStoreWiring();
   const lists = createListLoading(wiring);
+  const seen = createSeenBatch(wiring);
 
   return {
     items: [],
     serverUnread: initial.unreadCount ?? 0,
     filter: 'all',
+    counts: null,
     get unreadCount(): number {
+      // The snoozed and archived tabs hold the server's items outside the inbox: they are not its unread.
+      const inboxShown = this.filter === 'all' || this.filter === 'unread';
       let held = 0;
       let heldFromServer = 0;
       for (const item of this.items) {
-        if (item.readAt !== null) continue;
+        if (item.readAt !== null || (!item.local && !inboxShown)) continue;
         held += 1;
         if (!item.local) heldFromServer += 1;
       }
@@ -58,6 +63,24 @@ export function createBellStore(initial: { unreadCount?: number } = {}): BellSto
     },
     deleteNotification(id) {
       return deleteNotification(this, wiring, id);
+    },
+    archive(id) {
+      return changeOne(this, wiring, { id, change: 'archived', write: (client) => client.archive(id) });
+    },
+    unarchive(id) {
+      return changeOne(this, wiring, { id, change: 'unarchived', write: (client) => client.unarchive(id) });
+    },
+    archiveAllRead() {
+      return archiveAllRead(this, wiring);
+    },
+    snooze(id, until) {
+      return changeOne(this, wiring, { id, change: 'snoozed', write: (client) => client.snooze(id, until) });
+    },
+    queueSeen(id) {
+      seen.add(this, id);
+    },
+    loadCounts() {
+      return loadCounts(this, wiring);
     },
     loadNotifications(page = 1, append = false) {
       return lists.load(this, page, append);

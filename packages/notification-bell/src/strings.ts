@@ -38,11 +38,34 @@ export interface BellStrings {
   readonly tabAll: string;
   /** The tab that lists the unread ones. */
   readonly tabUnread: string;
+  /** The tab that lists the snoozed ones. */
+  readonly tabSnoozed: string;
+  /** The tab that lists the archived ones. */
+  readonly tabArchived: string;
+  readonly archive: string;
+  readonly unarchive: string;
+  /** Archives every read notification in the inbox. */
+  readonly archiveAllRead: string;
+  /** The button that opens the snooze choices. */
+  readonly snooze: string;
+  readonly snoozeHour: string;
+  readonly snoozeTomorrow: string;
+  readonly snoozeNextWeek: string;
+  /** Under a snoozed item: `{time}`, when it comes back. */
+  readonly snoozedUntil: string;
+  /** A collapsed item's count with the newest actor: `{actor}` and `{count}` others. */
+  readonly collapsedActors: PluralText;
+  /** A collapsed item's count without actors: `{count}` notifications. */
+  readonly collapsedCount: PluralText;
+  /** Where the footer's controls (e.g. browser notifications) are named for screen readers. */
+  readonly footer: string;
   /** A failed request, with `{detail}`: the server's words, or `unreachable`. */
   readonly failedLoad: string;
   readonly failedMarkRead: string;
   readonly failedMarkAllRead: string;
   readonly failedDelete: string;
+  readonly failedArchive: string;
+  readonly failedSnooze: string;
   /** Why a request failed when it got no answer at all. */
   readonly unreachable: string;
   // Web Push: the control at the foot of the panel.
@@ -75,6 +98,21 @@ export const BELL_STRINGS = {
     filter: 'Show',
     tabAll: 'All',
     tabUnread: 'Unread',
+    tabArchived: 'Archived',
+    tabSnoozed: 'Snoozed',
+    archive: 'Archive',
+    unarchive: 'Move to inbox',
+    archiveAllRead: 'Archive read',
+    snooze: 'Snooze',
+    snoozeHour: '1 hour',
+    snoozeTomorrow: 'Tomorrow',
+    snoozeNextWeek: 'Next week',
+    snoozedUntil: 'Back {time}',
+    collapsedActors: { one: '{actor} and {count} other', other: '{actor} and {count} others' },
+    collapsedCount: '{count} notifications',
+    footer: 'Notification settings',
+    failedArchive: 'Could not archive: {detail}.',
+    failedSnooze: 'Could not snooze it: {detail}.',
     failedLoad: 'Could not load notifications: {detail}.',
     failedMarkRead: 'Could not mark it as read: {detail}.',
     failedMarkAllRead: 'Could not mark all as read: {detail}.',
@@ -103,6 +141,21 @@ export const BELL_STRINGS = {
     filter: 'Anzeigen',
     tabAll: 'Alle',
     tabUnread: 'Ungelesen',
+    tabArchived: 'Archiv',
+    tabSnoozed: 'Später',
+    archive: 'Archivieren',
+    unarchive: 'In den Posteingang',
+    archiveAllRead: 'Gelesene archivieren',
+    snooze: 'Später erinnern',
+    snoozeHour: '1 Stunde',
+    snoozeTomorrow: 'Morgen',
+    snoozeNextWeek: 'Nächste Woche',
+    snoozedUntil: 'Zurück {time}',
+    collapsedActors: { one: '{actor} und {count} weitere Person', other: '{actor} und {count} weitere' },
+    collapsedCount: '{count} Benachrichtigungen',
+    footer: 'Benachrichtigungseinstellungen',
+    failedArchive: 'Archivieren fehlgeschlagen: {detail}.',
+    failedSnooze: 'Konnte nicht verschoben werden: {detail}.',
     failedLoad: 'Benachrichtigungen konnten nicht geladen werden: {detail}.',
     failedMarkRead: 'Konnte nicht als gelesen markiert werden: {detail}.',
     failedMarkAllRead: 'Konnten nicht alle als gelesen markiert werden: {detail}.',
@@ -131,6 +184,21 @@ export const BELL_STRINGS = {
     filter: 'Afficher',
     tabAll: 'Toutes',
     tabUnread: 'Non lues',
+    tabArchived: 'Archivées',
+    tabSnoozed: 'Reportées',
+    archive: 'Archiver',
+    unarchive: 'Remettre dans la boîte',
+    archiveAllRead: 'Archiver les lues',
+    snooze: 'Reporter',
+    snoozeHour: '1 heure',
+    snoozeTomorrow: 'Demain',
+    snoozeNextWeek: 'La semaine prochaine',
+    snoozedUntil: 'De retour {time}',
+    collapsedActors: { one: '{actor} et {count} autre', other: '{actor} et {count} autres' },
+    collapsedCount: { one: '{count} notification', other: '{count} notifications' },
+    footer: 'Réglages des notifications',
+    failedArchive: 'Impossible d’archiver : {detail}.',
+    failedSnooze: 'Impossible de la reporter : {detail}.',
     failedLoad: 'Impossible de charger les notifications : {detail}.',
     failedMarkRead: 'Impossible de la marquer comme lue : {detail}.',
     failedMarkAllRead: 'Impossible de tout marquer comme lu : {detail}.',
@@ -143,8 +211,13 @@ export const BELL_STRINGS = {
 } as const satisfies Record<string, BellStrings>;
 
 /** The words as the bell's templates use them: the counted and titled ones as functions. */
-export interface BellLabels extends Omit<BellStrings, 'unread' | 'received'> {
+export interface BellLabels
+  extends Omit<BellStrings, 'unread' | 'received' | 'collapsedActors' | 'collapsedCount' | 'snoozedUntil'> {
   readonly unread: (count: number) => string;
+  /** A collapsed item's count text: "Ada and 9 others" with an actor, "10 notifications" without. */
+  readonly collapsed: (count: number, actor: string | undefined) => string;
+  /** Under a snoozed item: when it comes back, already worded (`in 3 hours`). */
+  readonly snoozedUntil: (time: string) => string;
   readonly received: (title: string) => string;
   /** A failed request's message, from `failedLoad` … `failedDelete` and the reason. */
   readonly failed: (operation: BellOperation, detail: string) => string;
@@ -155,6 +228,10 @@ const FAILED: Record<BellOperation, keyof BellStrings & `failed${string}`> = {
   markRead: 'failedMarkRead',
   markAllRead: 'failedMarkAllRead',
   delete: 'failedDelete',
+  archive: 'failedArchive',
+  snooze: 'failedSnooze',
+  // Seen is sent in the background and never shown as failed; the words are the load's.
+  markSeen: 'failedLoad',
 };
 
 /** The shipped table for a language tag: `de-AT` → `de`; English for any language not shipped. */
@@ -195,6 +272,14 @@ export function bellLabels(locale: string, overrides: Partial<BellStrings> = {})
     ...strings,
     unread: (count) => fill(pluralText(strings.unread, count, safeLocale), { count: numbers.format(count) }),
     received: (title) => fill(strings.received, { title }),
+    collapsed: (count, actor) =>
+      actor === undefined
+        ? fill(pluralText(strings.collapsedCount, count, safeLocale), { count: numbers.format(count) })
+        : fill(pluralText(strings.collapsedActors, count - 1, safeLocale), {
+            actor,
+            count: numbers.format(count - 1),
+          }),
+    snoozedUntil: (time) => fill(strings.snoozedUntil, { time }),
     failed: (operation, detail) => fill(strings[FAILED[operation]], { detail }),
   };
 }

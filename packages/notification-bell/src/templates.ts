@@ -13,10 +13,15 @@ export interface BellTemplates {
   readonly list: string;
   /** The control that loads the next page. */
   readonly loadMore: string;
+  /**
+   * Under the list, always shown while open: room for the page's or another module's controls (e.g. "Turn on
+   * browser notifications"); empty by default, and then takes no space.
+   */
+  readonly footer: string;
 }
 
 /** The names of the replaceable parts. */
-export const TEMPLATE_NAMES = ['bell', 'loading', 'empty', 'list', 'loadMore'] as const;
+export const TEMPLATE_NAMES = ['bell', 'loading', 'empty', 'list', 'loadMore', 'footer'] as const;
 
 const ITEM = `
 <li class="herald-bell__item" x-data="notificationItem(item)" :class="classes" :data-notification-id="item.id">
@@ -28,7 +33,9 @@ const ITEM = `
     <span class="herald-bell__text">
       <span class="herald-bell__title" x-text="item.title"></span>
       <span class="herald-bell__message" x-text="item.message" x-show="item.message"></span>
+      <span class="herald-bell__collapsed" x-show="collapsedText" x-text="collapsedText"></span>
       <time class="herald-bell__time" :datetime="item.createdAt" x-text="timeAgo"></time>
+      <span class="herald-bell__snoozed" x-show="snoozedText" x-text="snoozedText"></span>
     </span>
     <span class="herald-bell__sr" x-text="item.readAt ? '' : ', ' + labels.unreadMark"></span>
   </button>
@@ -36,8 +43,21 @@ const ITEM = `
   <span class="herald-bell__tools">
     <button type="button" class="herald-bell__tool" x-show="!item.readAt" @click="markAsRead()"
       :aria-label="labels.markRead + ': ' + item.title" :title="labels.markRead">${TOOL_ICONS.read}</button>
+    <button type="button" class="herald-bell__tool" x-show="!item.archivedAt" @click="archive()"
+      :aria-label="labels.archive + ': ' + item.title" :title="labels.archive">${TOOL_ICONS.archive}</button>
+    <button type="button" class="herald-bell__tool" x-show="item.archivedAt" @click="unarchive()"
+      :aria-label="labels.unarchive + ': ' + item.title" :title="labels.unarchive">${TOOL_ICONS.unarchive}</button>
+    <button type="button" class="herald-bell__tool" x-show="!item.local" @click="snoozeOpen = !snoozeOpen"
+      :aria-expanded="String(snoozeOpen)" :aria-label="labels.snooze + ': ' + item.title" :title="labels.snooze">${TOOL_ICONS.snooze}</button>
     <button type="button" class="herald-bell__tool herald-bell__tool--delete" @click="remove()"
       :aria-label="labels.delete + ': ' + item.title" :title="labels.delete">${TOOL_ICONS.delete}</button>
+  </span>
+  <span class="herald-bell__snooze" role="group" :aria-label="labels.snooze" x-show="snoozeOpen"
+    @keydown.escape.stop="snoozeOpen = false">
+    <template x-for="preset in ['hour', 'tomorrow', 'nextWeek']" :key="preset">
+      <button type="button" class="herald-bell__snooze-option" @click="snooze(preset)"
+        x-text="preset === 'hour' ? labels.snoozeHour : preset === 'tomorrow' ? labels.snoozeTomorrow : labels.snoozeNextWeek"></button>
+    </template>
   </span>
   <span class="herald-bell__actions" x-show="item.actions.length > 0">
     <template x-for="action in item.actions" :key="action.name">
@@ -61,6 +81,7 @@ export const DEFAULT_TEMPLATES: BellTemplates = {
   <template x-for="item in items" :key="item.id">${ITEM}
   </template>
 </ul>`,
+  footer: '',
   loadMore: `<div class="herald-bell__more">
   <button type="button" class="herald-bell__more-button" @click="loadMore()"
     :disabled="$store.notifications.isLoading" x-text="$store.notifications.isLoading ? labels.loading : labels.loadMore"></button>
@@ -87,6 +108,7 @@ export function resolveTemplates(host: Element, given: Partial<BellTemplates> = 
     empty: pick('empty'),
     list: pick('list'),
     loadMore: pick('loadMore'),
+    footer: pick('footer'),
   };
 }
 
@@ -123,17 +145,20 @@ export function renderBellMarkup(parts: BellTemplates): string {
     </div>
     <div class="herald-bell__toolbar" x-show="tabs || $store.notifications.unreadCount > 0">
       <div class="herald-bell__tabs" role="tablist" :aria-label="labels.filter" x-show="tabs"
-        @keydown.left="moveTab($event)" @keydown.right="moveTab($event)">
-        <template x-for="tab in ['all', 'unread']" :key="tab">
+        @keydown.left="moveTab($event, -1)" @keydown.right="moveTab($event, 1)">
+        <template x-for="tab in tabNames" :key="tab">
           <button type="button" role="tab" class="herald-bell__tab" :id="tabIds[tab]"
             :aria-selected="String($store.notifications.filter === tab)" :aria-controls="panelId + '-list'"
-            :tabindex="$store.notifications.filter === tab ? 0 : -1" @click="showTab(tab)"
-            x-text="tab === 'all' ? labels.tabAll : labels.tabUnread"></button>
+            :tabindex="$store.notifications.filter === tab ? 0 : -1" @click="showTab(tab)"><span
+            class="herald-bell__tab-name" x-text="tabLabel(tab)"></span><span class="herald-bell__tab-count"
+            x-show="tabCount(tab)" x-text="tabCount(tab)"></span></button>
         </template>
       </div>
       <span class="herald-bell__spacer"></span>
       <button type="button" class="herald-bell__mark-all" x-show="$store.notifications.unreadCount > 0"
         @click="$store.notifications.markAllAsRead()">${TOOL_ICONS.readAll}<span x-text="labels.markAllRead"></span></button>
+      <button type="button" class="herald-bell__archive-read" x-show="canArchiveRead()"
+        @click="$store.notifications.archiveAllRead()">${TOOL_ICONS.archive}<span x-text="labels.archiveAllRead"></span></button>
     </div>
     <div class="herald-bell__error" role="alert" x-show="$store.notifications.error">
       <span x-text="$store.notifications.error"></span>
@@ -154,6 +179,7 @@ export function renderBellMarkup(parts: BellTemplates): string {
       </template>
     </div>
     ${PUSH_CONTROL_TEMPLATE}
+    <div class="herald-bell__footer" data-bell-slot="footer" role="group" :aria-label="labels.footer">${parts.footer}</div>
   </div>
 </div>`;
 }

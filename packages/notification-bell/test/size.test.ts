@@ -15,7 +15,9 @@ const DIST = fileURLToPath(new URL('../dist/', import.meta.url));
 
 /** Budgets in bytes, gzip level 9. */
 const BUDGET = {
-  esModule: 19 * 1024, // dist/index.js, alpinejs and pusher-js left to the host's bundler
+  // dist/index.js, alpinejs and pusher-js left to the host's bundler (unminified: the host minifies). Raised from
+  // 18 KB for the inbox states (tabs with counts, archive, snooze, seen, collapse, cross-tab sync): 17.3 → 21.2 KB.
+  esModule: 22 * 1024,
   standalone: 35 * 1024, // dist/notification-bell.js, Alpine included
   standaloneLive: 24 * 1024, // dist/standalone/wsproto.js, pusher-js included
   css: 4 * 1024,

@@ -2,10 +2,11 @@ import { type Context, Hono, type MiddlewareHandler } from 'hono';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import { z } from 'zod';
 import type { NotificationChange } from './broadcaster.js';
+import { registerInboxRoutes } from './inbox-routes.js';
 import { describeIssues, type FieldIssue, fieldIssues, readJsonBody } from './internal/http.js';
 import type { NotificationLogger } from './logger.js';
 import { silentNotificationLogger } from './logger.js';
-import type { NotifiableKey } from './record.js';
+import { INBOX_TABS, type NotifiableKey } from './record.js';
 import type { NotificationStore } from './store.js';
 import { createUserAuth, type UserAuthOptions } from './user-auth.js';
 
@@ -102,6 +103,7 @@ export function createNotificationApi(options: NotificationApiOptions): Hono<Env
       .transform((limit) => Math.min(limit, maxLimit)),
     status: z.enum(['all', 'read', 'unread']).default('all'),
     type: z.string().min(1).optional(),
+    tab: z.enum(INBOX_TABS).default('inbox'),
   });
 
   const notify = async (owner: NotifiableKey, change: NotificationChange) => {
@@ -128,8 +130,12 @@ export function createNotificationApi(options: NotificationApiOptions): Hono<Env
     const parsed = listQuery.safeParse(c.req.query());
     if (!parsed.success) return invalid(c, fieldIssues(parsed.error));
     const { page, limit, type } = parsed.data;
-    const status = forced ?? parsed.data.status;
-    const result = await store.list(c.get('owner'), { page, limit }, { status, type });
+    const tab = forced ?? parsed.data.tab;
+    const result = await store.list(
+      c.get('owner'),
+      { page, limit },
+      { status: forced ? 'all' : parsed.data.status, type, tab },
+    );
     const totalPages = Math.ceil(result.total / limit);
     return c.json({
       data: result.records,
@@ -191,6 +197,7 @@ export function createNotificationApi(options: NotificationApiOptions): Hono<Env
     return answerPreferences(c);
   });
 
+  registerInboxRoutes(app, { store, base, readBody, invalid, notFound, notify });
   app.get(`${base}.json`, (c) => list(c));
   app.get(`${base}/unread.json`, (c) => list(c, 'unread'));
 

@@ -130,6 +130,12 @@ export function createAwayDelivery(options: AwayDeliveryOptions): AwayDelivery {
   const sendGroup = async (group: readonly DueAwayDelivery[]): Promise<void> => {
     const owner = (group[0] as DueAwayDelivery).owner;
     const read = await queries.readIds(group.map((delivery) => delivery.id));
+    // Inbox states: a notification that expired is never delivered, as if read.
+    for (const id of await queries.expiredIds(
+      group.map((delivery) => delivery.id),
+      now(),
+    ))
+      read.add(id);
     const unread = group.filter((delivery) => !read.has(delivery.id));
     if (unread.length === 0 || (await isPresent(owner))) return;
     const notifiable = notifiableOf(owner, unread, await queries.addressesOf(owner));

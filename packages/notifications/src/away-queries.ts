@@ -38,6 +38,8 @@ export interface AwayQueries {
   nextDue(): Promise<Date | undefined>;
   /** The ids among `ids` whose stored notification has been read. */
   readIds(ids: readonly string[]): Promise<Set<string>>;
+  /** The ids among `ids` whose stored notification has expired by `now` (inbox states): never delivered. */
+  expiredIds(ids: readonly string[], now: Date): Promise<Set<string>>;
   /** Keeps where a notifiable is reached on a channel (their email address). */
   rememberAddress(owner: NotifiableKey, channel: string, address: string): Promise<void>;
   /** Where a notifiable is reached, by channel. */
@@ -145,6 +147,16 @@ export function createAwayQueries(connection: StoreConnection): AwayQueries {
         .select('id')
         .where('id', 'in', ids)
         .where('read_at', 'is not', null)
+        .execute();
+      return new Set(rows.map((row) => row.id));
+    },
+    async expiredIds(ids, now) {
+      if (ids.length === 0) return new Set();
+      const rows = await connection.db
+        .selectFrom('notifications')
+        .select('id')
+        .where('id', 'in', ids)
+        .where('expires_at', '<=', now)
         .execute();
       return new Set(rows.map((row) => row.id));
     },

@@ -59,6 +59,9 @@ function prepare(delivery: Delivery): Prepared {
       notifiable_id: String(notifiable.id),
       data: build.call(notification, notifiable),
       read_at: null,
+      // Only when set: so a bell can fold it into the unread one with the same key it holds, and drop it once expired.
+      ...(notification.collapseKey === undefined ? {} : { collapse_key: notification.collapseKey }),
+      ...(notification.expiresAt === undefined ? {} : { expires_at: notification.expiresAt.toISOString() }),
       created_at: createdAt,
       updated_at: createdAt,
     },

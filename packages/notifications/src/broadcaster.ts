@@ -32,7 +32,20 @@ export type NotificationChange =
   | {
       readonly event: 'notification.deleted-all';
       readonly data: { deleted_count: number; unread_count: number };
+    }
+  | {
+      /** Seen, archived, unarchived, "archive all read" or snoozed: other tabs load their list and counts again. */
+      readonly event: 'notification.inbox-changed';
+      readonly data: InboxChange;
     };
+
+/** What changed in a user's inbox states, as `notification.inbox-changed` carries it. */
+export interface InboxChange {
+  readonly change: 'seen' | 'archived' | 'unarchived' | 'archived-all-read' | 'snoozed';
+  /** The notifications changed (empty for "archive all read", which names none). */
+  readonly notification_ids: readonly string[];
+  readonly unread_count: number;
+}
 
 /** One event on one channel, as a batch carries it. */
 export interface BroadcastEvent {

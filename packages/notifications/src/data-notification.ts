@@ -13,7 +13,12 @@ function teamChatText(data: NotificationData): string {
 export function dataNotification(
   type: string,
   data: NotificationData,
-  extra: Partial<Pick<Notification, 'via' | 'awayAfterSeconds' | 'digestWindowSeconds' | 'awayVia'>> = {},
+  extra: Partial<
+    Pick<
+      Notification,
+      'via' | 'awayAfterSeconds' | 'digestWindowSeconds' | 'awayVia' | 'collapseKey' | 'expiresAt'
+    >
+  > = {},
 ): DataNotification {
   return {
     type,

@@ -38,6 +38,8 @@ function toRecord(delivery: Delivery): NewNotificationRecord {
     notifiable_id: String(notifiable.id),
     data: parsed.value,
     created_at: delivery.createdAt,
+    collapse_key: notification.collapseKey ?? null,
+    expires_at: notification.expiresAt ?? null,
   };
 }
 

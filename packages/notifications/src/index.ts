@@ -23,6 +23,7 @@ export {
 export {
   type BroadcasterOptions,
   createBroadcaster,
+  type InboxChange,
   type NotificationBroadcaster,
   type NotificationChange,
   notificationChannelName,
@@ -37,6 +38,8 @@ export {
 export { createDatabaseChannel, type DatabaseChannelOptions } from './database-channel.js';
 export { type DeliveryItem, deliveryItemOf } from './delivery-item.js';
 export { isNotificationError, NotificationError, type NotificationErrorCode } from './errors.js';
+export type { InboxChangeOutcome, InboxQueries } from './inbox-queries.js';
+export { MAX_SEEN_IDS, MAX_SNOOZE_MS } from './inbox-routes.js';
 export { type NotificationLogger, silentNotificationLogger } from './logger.js';
 export type { Notifiable, Notification } from './notification.js';
 export { notificationType } from './notification.js';
@@ -92,7 +95,14 @@ export {
   type PushSubscriptions,
   type VapidKeys,
 } from './push-subscriptions.js';
-export type { NewNotificationRecord, NotifiableKey, NotificationRecord } from './record.js';
+export {
+  INBOX_TABS,
+  type InboxCounts,
+  type InboxTab,
+  type NewNotificationRecord,
+  type NotifiableKey,
+  type NotificationRecord,
+} from './record.js';
 export {
   createSendApi,
   IDEMPOTENCY_KEY_HEADER,

@@ -1,8 +1,9 @@
 import { type Expression, type ExpressionBuilder, type SqlBool, sql } from 'kysely';
+import { insertCollapsing } from './internal/collapse.js';
+import { inTab, type NotificationRow as Row, toRecord, unexpired } from './internal/notification-rows.js';
 import type { Database } from './internal/schema.js';
 import type { StoreConnection } from './internal/store-connection.js';
-import type { NotificationData } from './notification-data.js';
-import type { NewNotificationRecord, NotifiableKey, NotificationRecord } from './record.js';
+import type { InboxTab, NewNotificationRecord, NotifiableKey, NotificationRecord } from './record.js';
 
 /** Which of a notifiable's notifications a list or a bulk change covers. */
 export interface NotificationFilter {
@@ -11,6 +12,11 @@ export interface NotificationFilter {
   readonly type?: string | undefined;
   /** Only notifications created before this time. */
   readonly before?: Date | undefined;
+  /**
+   * Only the notifications a tab holds (archived, snoozed…); a list without one shows the inbox, a bulk
+   * change without one covers every tab.
+   */
+  readonly tab?: InboxTab | undefined;
 }
 
 /** One page of a notifiable's notifications, newest first, with the counts a list answer needs. */
@@ -18,7 +24,7 @@ export interface NotificationPage {
   readonly records: readonly NotificationRecord[];
   /** How many match the filter, on every page. */
   readonly total: number;
-  /** How many of the notifiable's notifications are unread, whatever the filter. */
+  /** How many of the notifiable's inbox notifications are unread, whatever the filter. */
   readonly unreadCount: number;
 }
 
@@ -39,11 +45,11 @@ export interface NotificationQueries {
     page: { page: number; limit: number },
     filter?: NotificationFilter,
   ): Promise<NotificationPage>;
-  /** How many of a notifiable's notifications are unread. */
+  /** How many of a notifiable's inbox notifications (not archived, snoozed or expired) are unread. */
   unreadCount(owner: NotifiableKey): Promise<number>;
   /** How many notifications are stored for every notifiable together, optionally of one type. */
   count(filter?: { type?: string | undefined }): Promise<number>;
-  /** One notification, only if it belongs to the notifiable. */
+  /** One unexpired notification, only if it belongs to the notifiable. */
   find(owner: NotifiableKey, id: string): Promise<NotificationRecord | undefined>;
   /** Marks one notification read; `undefined` when the notifiable has no such notification. */
   markRead(owner: NotifiableKey, id: string): Promise<MarkReadOutcome | undefined>;
@@ -62,35 +68,13 @@ export function isNotificationId(value: string): boolean {
   return UUID.test(value);
 }
 
-interface Row {
-  id: string;
-  type: string;
-  notifiable_type: string;
-  notifiable_id: string;
-  data: NotificationData;
-  read_at: Date | null;
-  created_at: Date;
-  updated_at: Date;
-}
-
-function toRecord(row: Row): NotificationRecord {
-  return {
-    id: row.id,
-    type: row.type,
-    notifiable_type: row.notifiable_type,
-    notifiable_id: row.notifiable_id,
-    data: row.data,
-    read_at: row.read_at === null ? null : row.read_at.toISOString(),
-    created_at: row.created_at.toISOString(),
-    updated_at: row.updated_at.toISOString(),
-  };
-}
-
 function matching(
   eb: ExpressionBuilder<Database, 'notifications'>,
   filter: NotificationFilter,
+  now = new Date(),
 ): Expression<SqlBool> {
   const parts: Expression<SqlBool>[] = [];
+  if (filter.tab !== undefined) parts.push(inTab(eb, filter.tab, now));
   if (filter.status === 'read') parts.push(eb('read_at', 'is not', null));
   if (filter.status === 'unread') parts.push(eb('read_at', 'is', null));
   if (filter.type !== undefined) parts.push(eb('type', '=', filter.type));
@@ -123,7 +107,7 @@ export function createNotificationQueries(
 
   const unreadCount = async (owner: NotifiableKey): Promise<number> => {
     const row = await ownedBy(owner)
-      .where('read_at', 'is', null)
+      .where((eb) => inTab(eb, 'unread', new Date()))
       .select(sql<number>`count(*)::int`.as('count'))
       .executeTakeFirstOrThrow();
     return row.count;
@@ -131,7 +115,11 @@ export function createNotificationQueries(
 
   const find = async (owner: NotifiableKey, id: string): Promise<NotificationRecord | undefined> => {
     if (!isNotificationId(id)) return undefined;
-    const row = await ownedBy(owner).where('id', '=', id).selectAll().executeTakeFirst();
+    const row = await ownedBy(owner)
+      .where('id', '=', id)
+      .where((eb) => unexpired(eb, new Date()))
+      .selectAll()
+      .executeTakeFirst();
     return row === undefined ? undefined : toRecord(row as Row);
   };
 
@@ -148,17 +136,20 @@ export function createNotificationQueries(
         read_at: record.read_at ?? null,
         created_at: record.created_at ?? now,
         updated_at: record.created_at ?? now,
+        expires_at: record.expires_at ?? null,
+        collapse_key: record.collapse_key ?? null,
       }));
       await connection.transaction(async (trx) => {
         for (let start = 0; start < rows.length; start += batchSize) {
-          await trx
-            .insertInto('notifications')
-            .values(rows.slice(start, start + batchSize))
-            .execute();
+          const batch = rows.slice(start, start + batchSize);
+          // Only sends with a collapse key pay for the look-up of the rows they replace.
+          if (batch.some((row) => row.collapse_key !== null)) await insertCollapsing(trx, batch, now);
+          else await trx.insertInto('notifications').values(batch).execute();
         }
       });
     },
-    async list(owner, { page, limit }, filter = {}) {
+    async list(owner, { page, limit }, given = {}) {
+      const filter: NotificationFilter = { ...given, tab: given.tab ?? 'inbox' };
       const [rows, total, unread] = await Promise.all([
         ownedBy(owner)
           .where((eb) => matching(eb, filter))
@@ -190,6 +181,7 @@ export function createNotificationQueries(
         .updateTable('notifications')
         .set({ read_at: now, updated_at: now })
         .where(ownRows(owner, { id, status: 'unread' }))
+        .where((eb) => unexpired(eb, now))
         .returningAll()
         .executeTakeFirst();
       if (updated !== undefined) return { record: toRecord(updated as Row), changed: true };

@@ -37,6 +37,13 @@ export interface Notification {
   readonly digestWindowSeconds?: number | undefined;
   /** The away channels for this notifiable; every away channel the sender has when not given. */
   awayVia?(notifiable: Notifiable): readonly string[];
+  /**
+   * Folds notifications with the same key to the same recipient: a new one replaces the recipient's unread one
+   * and counts it (`collapse_count`, and `collapse_actors` from `data.actor`).
+   */
+  readonly collapseKey?: string | undefined;
+  /** After this time the notification is never listed, counted or delivered (away delivery included). */
+  readonly expiresAt?: Date | undefined;
 }
 
 /** The type a notification is stored under: its `type`, else its class name. */

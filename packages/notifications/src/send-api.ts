@@ -101,6 +101,16 @@ export interface SendRequest extends NotificationTypeSettings {
   readonly data: NotificationData;
   /** The channels to send through (`database`, `broadcast`, `teamchat`, `teamchat-alerts`…). */
   readonly channels?: readonly string[] | undefined;
+  /**
+   * Folds notifications with this key: each recipient's unread one with the same key is replaced by this one,
+   * which counts it (`collapse_count`; `collapse_actors` from `data.actor`). 1 to 255 characters.
+   */
+  readonly collapse_key?: string | undefined;
+  /**
+   * An ISO-8601 time with offset, in the future and at most a year ahead: after it the notification is never
+   * listed, counted or delivered.
+   */
+  readonly expires_at?: string | undefined;
 }
 
 /** A recipient of the send API: a user id, or the id with the address email goes to. */
@@ -149,6 +159,14 @@ export const notificationTypeSettingsSchema = z.strictObject({
   away_channels: z.array(z.string().min(1)).optional(),
 });
 
+/** The furthest ahead `expires_at` may be: a year. */
+const MAX_EXPIRY_MS = 366 * 24 * 60 * 60 * 1000;
+
+const expiresAt = z.iso
+  .datetime({ offset: true })
+  .refine((value) => Date.parse(value) > Date.now(), 'must be in the future')
+  .refine((value) => Date.parse(value) - Date.now() <= MAX_EXPIRY_MS, 'must be at most a year ahead');
+
 function sendBodySchema(maxRecipients: number) {
   return z.strictObject({
     recipients: z.preprocess(
@@ -160,6 +178,8 @@ function sendBodySchema(maxRecipients: number) {
     type: z.string().min(1).max(255),
     data: notificationDataSchema,
     channels: z.array(z.string().min(1)).min(1).optional(),
+    collapse_key: z.string().trim().min(1).max(255).optional(),
+    expires_at: expiresAt.optional(),
   });
 }
 
@@ -232,6 +252,8 @@ export function createSendApi(options: SendApiOptions): Hono {
       awayAfterSeconds: settings.away_after_seconds,
       digestWindowSeconds: settings.digest_window_seconds,
       ...(awayChannels ? { awayVia: () => awayChannels } : {}),
+      collapseKey: request.collapse_key,
+      expiresAt: request.expires_at === undefined ? undefined : new Date(request.expires_at),
     });
     const result = {
       notifications: [] as Array<{ recipient: string; id: string }>,

@@ -1,4 +1,5 @@
 import { NotificationError } from './errors.js';
+import { createInboxQueries, type InboxQueries } from './inbox-queries.js';
 import { openStoreConnection, rememberStoreConnection } from './internal/store-connection.js';
 import type { NotificationLogger } from './logger.js';
 import { silentNotificationLogger } from './logger.js';
@@ -26,7 +27,7 @@ export interface NotificationStoreOptions {
 }
 
 /** The notification store: Laravel's `notifications` table in embedded PGlite or PostgreSQL. */
-export interface NotificationStore extends NotificationQueries, PreferenceQueries {
+export interface NotificationStore extends NotificationQueries, InboxQueries, PreferenceQueries {
   /** `pglite` or `postgres`. */
   readonly driver: 'pglite' | 'postgres';
   /** Applies pending migrations and returns the names applied (none when up to date). */
@@ -59,6 +60,7 @@ export async function createNotificationStore(
     migrate: connection.migrate,
     close: connection.close,
     ...createNotificationQueries(connection, batchSize),
+    ...createInboxQueries(connection),
     ...createPreferenceQueries(connection, batchSize),
   };
   rememberStoreConnection(store, connection);

@@ -45,6 +45,13 @@ describe.each(STORES)('the notification store on $driver', ({ open }) => {
       notifiable_id: 'alice',
       data: { title: 'Invoice paid', message: 'Invoice #12 was paid', icon: 'check', amount: 12 },
       read_at: null,
+      seen_at: null,
+      archived_at: null,
+      snoozed_until: null,
+      expires_at: null,
+      collapse_key: null,
+      collapse_count: 1,
+      collapse_actors: [],
       created_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
       updated_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
     });

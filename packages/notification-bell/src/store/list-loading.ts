@@ -46,13 +46,21 @@ export function createListLoading(wiring: StoreWiring): ListLoading {
             if (!store.items.some((item) => item.id === notification.id)) store.items.push(notification);
           }
         } else {
-          store.items = [...localKept(store, filter), ...fresh];
+          // An item held already keeps its object, brought up to date: its component (x-for keeps the element
+          // of the same key) goes on reading that object, so a new one would leave it showing the old state.
+          const held = new Map(store.items.map((item) => [item.id, item]));
+          const kept = fresh.map((item) => {
+            const same = held.get(item.id);
+            return same ? Object.assign(same, item, { isNew: same.isNew }) : item;
+          });
+          store.items = [...localKept(store, filter), ...kept];
         }
         store.hasMore = result.hasNextPage;
         store.currentPage = page;
         if (result.unreadCount !== undefined) store.serverUnread = result.unreadCount;
         store.loaded = true;
         store.error = null;
+        if (!append) void store.loadCounts();
       } catch (error) {
         if (load === loads) {
           store.error = wiring.describe(error);
@@ -74,7 +82,8 @@ export function createListLoading(wiring: StoreWiring): ListLoading {
     },
 
     async refresh(store) {
-      if (!store.loaded) {
+      // Snoozed and archived lists change at their head and middle alike: they are loaded whole.
+      if (!store.loaded || store.filter === 'archived' || store.filter === 'snoozed') {
         await store.loadNotifications(1, false);
         return;
       }
@@ -98,6 +107,7 @@ export function createListLoading(wiring: StoreWiring): ListLoading {
         // After the additions, which counted themselves: the server's own count is the truth.
         if (result.unreadCount !== undefined) store.serverUnread = result.unreadCount;
         if (store.error === loadFailure) store.error = null;
+        void store.loadCounts();
       } catch (error) {
         store.error = wiring.describe(error);
         loadFailure = store.error;

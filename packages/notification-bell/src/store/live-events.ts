@@ -50,6 +50,18 @@ export function applyLiveEvent(store: BellStore, wiring: StoreWiring, event: str
       }
       break;
     }
+    case LIVE_EVENTS.inboxChanged: {
+      const change = payload as { change?: unknown; notification_ids?: unknown } | null;
+      const ids = Array.isArray(change?.notification_ids) ? change.notification_ids.map(String) : [];
+      if (change?.change === 'seen') {
+        const at = new Date().toISOString();
+        for (const item of store.items) if (ids.includes(item.id)) item.seenAt ??= at;
+        break;
+      }
+      // Archived, unarchived, snoozed elsewhere: the tab shown and its counts are loaded again.
+      void store.loadNotifications(1, false);
+      break;
+    }
     case LIVE_EVENTS.deletedAll:
       store.items = store.items.filter((item) => item.local);
       store.hasMore = false;
@@ -63,4 +75,5 @@ export function applyLiveEvent(store: BellStore, wiring: StoreWiring, event: str
     }
   }
   if (count !== undefined) store.serverUnread = count;
+  if (event !== LIVE_EVENTS.inboxChanged) void store.loadCounts();
 }

@@ -17,6 +17,8 @@ export interface StoreWiring {
   highlightMs(): number;
   /** Dispatches a window event (the configured `emit`, else a CustomEvent on the window). */
   emit(name: string, detail: unknown): void;
+  /** Tells the page's other tabs of a change made here (nothing when no bell gave a way to). */
+  share(event: string, payload: unknown): void;
   /** A failure in words fit for the user. */
   describe(error: unknown): string;
 }
@@ -53,6 +55,7 @@ export function createStoreWiring(): StoreWiring {
     labels: () => deps?.labels ?? DEFAULT_LABELS,
     highlightMs: () => deps?.highlightMs ?? 5000,
     emit: (name, detail) => (deps?.emit ?? defaultEmit)(name, detail),
+    share: (event, payload) => deps?.share?.(event, payload),
     describe: (error) => messageOf(error, need().labels),
   };
 }

@@ -18,6 +18,15 @@ export interface NotificationsTable {
   read_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
   created_at: ColumnType<Date, Date | undefined, Date>;
   updated_at: Generated<Date>;
+  // Inbox states (migration 0006).
+  seen_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
+  archived_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
+  snoozed_until: ColumnType<Date | null, Date | null | undefined, Date | null>;
+  expires_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
+  collapse_key: ColumnType<string | null, string | null | undefined, string | null>;
+  collapse_count: ColumnType<number, number | undefined, number>;
+  /** The actors' names (`data.actor`) of the notifications folded into this one, newest first, a JSON array. */
+  collapse_actors: ColumnType<string[], string | undefined, string>;
 }
 
 /** Idempotency keys of the send API: one row per key, holding the answer once the send is done. */
@@ -260,6 +269,28 @@ const migrations: Record<string, Migration> = {
         .addColumn('public_key', 'varchar(255)', (col) => col.notNull())
         .addColumn('private_key', 'varchar(255)', (col) => col.notNull())
         .addColumn('created_at', 'timestamptz', (col) => col.notNull().defaultTo(sql`now()`))
+        .execute();
+    },
+  },
+  '0006_add_notification_inbox_states': {
+    async up(db: Kysely<unknown>) {
+      await db.schema
+        .alterTable('notifications')
+        .addColumn('seen_at', 'timestamptz')
+        .addColumn('archived_at', 'timestamptz')
+        .addColumn('snoozed_until', 'timestamptz')
+        .addColumn('expires_at', 'timestamptz')
+        .addColumn('collapse_key', 'varchar(255)')
+        .addColumn('collapse_count', 'integer', (col) => col.notNull().defaultTo(1))
+        .addColumn('collapse_actors', 'jsonb', (col) => col.notNull().defaultTo(sql`'[]'::jsonb`))
+        .execute();
+      // A new notification with a collapse key looks for the unread one it replaces.
+      await db.schema
+        .createIndex('notifications_collapse_idx')
+        .ifNotExists()
+        .on('notifications')
+        .columns(['notifiable_type', 'notifiable_id', 'collapse_key'])
+        .where(sql.ref('collapse_key'), 'is not', null)
         .execute();
     },
   },
