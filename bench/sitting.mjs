@@ -106,9 +106,12 @@ for (let round = 1; round <= Number(values.rounds); round++) {
       [`${benchDir}${config.script}`, ...config.args, '--out', out],
       {
         cwd: rootDir,
-        stdio: ['ignore', 'ignore', 'inherit'],
+        stdio: ['ignore', 'pipe', 'inherit'],
+        maxBuffer: 64 * 2 ** 20,
       },
     );
+    // Each run's own tables, beside its JSON.
+    writeFileSync(out.replace(/\.json$/, '.log'), result.stdout ?? '');
     const after = loadAverage();
     if (result.status !== 0) log(`${config.label} exited with ${result.status}`);
     runs.push({
