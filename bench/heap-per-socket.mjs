@@ -4,6 +4,7 @@
 // subscribed to one of 1 000 channels, and prints the difference per socket. It explains the `idle` scenario's
 // kib_per_conn, which is RSS (heap + native: sockets, buffers) without a collection.
 //   node bench/heap-per-socket.mjs [--target herald-portable|ceiling-ws|herald|ceiling] [--sockets 2000] [--node PATH]
+//                                  [--bin path/to/apps/realtime/dist/bin.js]   (another build of Herald: before/after)
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -19,6 +20,7 @@ const { values } = parseArgs({
     sockets: { type: 'string', default: '2000' },
     node: { type: 'string', default: process.execPath },
     top: { type: 'string', default: '25' },
+    bin: { type: 'string' },
   },
 });
 const root = fileURLToPath(new URL('..', import.meta.url));
@@ -30,12 +32,25 @@ const env = { ...process.env, NODE_ENV: 'production' };
 if (target.startsWith('herald')) {
   const config = join(dir, 'herald.json');
   writeFileSync(config, JSON.stringify(heraldConfig(port)));
-  args = [`${root}apps/realtime/dist/bin.js`, 'server', '--host', '127.0.0.1', '--port', String(port), '--config', config];
+  args = [
+    values.bin ?? `${root}apps/realtime/dist/bin.js`,
+    'server',
+    '--host',
+    '127.0.0.1',
+    '--port',
+    String(port),
+    '--config',
+    config,
+  ];
   env.REALTIME_TRANSPORT = target === 'herald-portable' ? 'portable' : 'uws';
 } else {
   args = [`${root}bench/${target === 'ceiling-ws' ? 'ceiling-ws' : 'ceiling'}.mjs`, String(port)];
 }
-const child = spawn(values.node, ['--heapsnapshot-signal=SIGUSR2', ...args], { cwd: dir, env, stdio: 'ignore' });
+const child = spawn(values.node, ['--heapsnapshot-signal=SIGUSR2', ...args], {
+  cwd: dir,
+  env,
+  stdio: 'ignore',
+});
 try {
   await waitForPort(port, child, 60_000);
   const before = await snapshot();
@@ -55,8 +70,10 @@ try {
     })
     .sort((x, y) => y.bytes - x.bytes);
   const total = rows.reduce((sum, row) => sum + row.bytes, 0);
-  console.log(`${target} on Node ${values.node === process.execPath ? process.versions.node : values.node}: ` +
-    `${count} sockets, heap kept per socket ${(total / 1024).toFixed(2)} KiB`);
+  console.log(
+    `${target} on Node ${values.node === process.execPath ? process.versions.node : values.node}: ` +
+      `${count} sockets, heap kept per socket ${(total / 1024).toFixed(2)} KiB`,
+  );
   console.log('| bytes/socket | objects/socket | what |\n|---:|---:|---|');
   for (const row of rows.slice(0, Number(values.top)))
     console.log(`| ${row.bytes.toFixed(0)} | ${row.objects.toFixed(2)} | ${row.name} |`);
@@ -68,7 +85,9 @@ try {
 
 function open(i) {
   return new Promise((resolve, reject) => {
-    const ws = new WebSocket(`ws://127.0.0.1:${port}/app/${APP.key}?protocol=7`, { perMessageDeflate: false });
+    const ws = new WebSocket(`ws://127.0.0.1:${port}/app/${APP.key}?protocol=7`, {
+      perMessageDeflate: false,
+    });
     ws.on('error', reject);
     ws.on('message', (data) => {
       const message = JSON.parse(String(data));
@@ -106,7 +125,10 @@ async function snapshot() {
   const out = new Map();
   for (let i = 0; i < data.nodes.length; i += width) {
     const type = types[data.nodes[i + typeAt]];
-    const name = type === 'object' || type === 'closure' || type === 'native' ? data.strings[data.nodes[i + nameAt]] : '';
+    const name =
+      type === 'object' || type === 'closure' || type === 'native'
+        ? data.strings[data.nodes[i + nameAt]]
+        : '';
     const key = `${type}${name ? ` ${name}` : ''}`;
     const entry = out.get(key) ?? { size: 0, count: 0 };
     entry.size += data.nodes[i + sizeAt];
