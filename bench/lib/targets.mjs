@@ -228,7 +228,15 @@ export async function startTarget(name, options = {}) {
     stdio: 'ignore',
   });
   const exited = new Promise((resolve) => child.once('exit', resolve));
-  await waitForPort(port, child);
+  try {
+    // A generous start-up limit: on a machine shared with other test runs a server took over 20 s to listen.
+    await waitForPort(port, child, 60_000);
+  } catch (error) {
+    // Nothing else holds this process: one that did not come up in time is stopped here, not left running.
+    child.kill('SIGKILL');
+    await receiver?.stop();
+    throw error;
+  }
   return {
     name,
     port,
