@@ -284,9 +284,10 @@ export async function startTarget(name, options = {}) {
   });
   const exited = new Promise((resolve) => child.once('exit', resolve));
   try {
-    await waitForPort(port, child);
+    // A generous start-up limit: on a machine shared with other test runs a server took over 20 s to listen.
+    await waitForPort(port, child, 60_000);
   } catch (error) {
-    // A server too slow to start (a busy machine) would otherwise run on after the bench, holding its port.
+    // Nothing else holds this process: one that did not come up in time is stopped here, not left running.
     child.kill('SIGKILL');
     await receiver?.stop();
     throw error;

@@ -76,7 +76,7 @@ describe('deploy/Dockerfile and native speed', () => {
       const result = await runOn(nodeOf(major), ['transport', '--json']);
       diagnoses.set(major, JSON.parse(result.stdout) as UwsDiagnosis);
     }
-  }, 60_000);
+  }, 120_000);
 
   it('defaults to a base the README lists as native-capable, and expects uws there', () => {
     expect(native.length).toBeGreaterThanOrEqual(2);

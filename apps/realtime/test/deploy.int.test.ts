@@ -1,8 +1,9 @@
-import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join, posix } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { type RedisProcess, startRedis } from '@herald/test-kit';
+import { freePort, type RedisProcess, startRedis } from '@herald/test-kit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseAllDocuments } from 'yaml';
 import { z } from 'zod';
@@ -274,6 +275,12 @@ function healthcheck(): { port: number; path: string } {
   return { port: Number(match[1]), path: match[2] as string };
 }
 
+/** The HEALTHCHECK's command, as the exec form the image runs. */
+function healthcheckCommand(): string[] {
+  const runtime = dockerStages(readFileSync(join(DEPLOY, 'Dockerfile'), 'utf8')).at(-1) ?? [];
+  return z.array(z.string()).parse(JSON.parse(only(runtime, 'HEALTHCHECK').replace(/^.*?\bCMD\s+/, '')));
+}
+
 describe('deploy/Dockerfile', () => {
   it("starts the documented command: the root start script's bin and flags, from the deployed app folder", () => {
     const stages = dockerStages(readFileSync(join(DEPLOY, 'Dockerfile'), 'utf8'));
@@ -321,6 +328,55 @@ describe('deploy/Dockerfile', () => {
     expect(deployment().spec.template.spec.securityContext).toEqual(
       expect.objectContaining({ runAsNonRoot: true, runAsUser: Number(user.split(':')[0]) }),
     );
+  });
+});
+
+describe('deploy/Dockerfile names only what exists', () => {
+  const stages = () => dockerStages(readFileSync(join(DEPLOY, 'Dockerfile'), 'utf8'));
+
+  it('copies files of the repository root and installs the pnpm the repository pins', () => {
+    const build = stages()[0] ?? [];
+    const copied = build
+      .filter((instruction) => instruction.name === 'COPY')
+      .flatMap((instruction) => instruction.args.split(/\s+/).slice(0, -1))
+      .filter((source) => source !== '.');
+    expect(copied.length).toBeGreaterThan(0);
+    for (const source of copied) expect(existsSync(join(ROOT, source)), source).toBe(true);
+    const pinned = z
+      .object({ packageManager: z.string() })
+      .parse(JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8'))).packageManager;
+    const installs = build
+      .filter((instruction) => instruction.name === 'RUN')
+      .map((instruction) => /npm install --global (pnpm@\S+)/.exec(instruction.args)?.[1])
+      .filter((found) => found !== undefined);
+    expect(installs).toEqual([pinned]);
+  });
+
+  it('removes from the deployed folder only files the app has (a stale name would leave them in the image)', () => {
+    const removal = stages()
+      .flat()
+      .filter((instruction) => instruction.name === 'RUN')
+      .map((instruction) => /rm -rf ((?:\/out\/\S+\s*)+)/.exec(instruction.args)?.[1])
+      .find((found) => found !== undefined);
+    if (!removal) throw new Error('the build stage removes nothing from the deployed folder');
+    const paths = removal.trim().split(/\s+/);
+    expect(paths.length).toBeGreaterThan(0);
+    for (const path of paths)
+      expect(existsSync(join(ROOT, 'apps/realtime', posix.relative('/out', path))), path).toBe(true);
+  });
+
+  it('starts programs the image has: node for the server and its HEALTHCHECK, sleep for preStop', () => {
+    const runtime = stages().at(-1) ?? [];
+    const start = z.array(z.string()).parse(JSON.parse(only(runtime, 'CMD')));
+    const check = healthcheckCommand();
+    const preStop = container().lifecycle.preStop;
+    // Kubernetes' own `sleep` action needs no program in the image.
+    const waits = 'exec' in preStop ? [preStop.exec.command[0]] : [];
+    const programs = [start[0], check[0], ...waits];
+    expect(programs).toEqual(['node', 'node', ...('exec' in preStop ? ['sleep'] : [])]);
+    // Every official Node image (Debian and Alpine) has node and sleep on PATH; here, this machine's are checked.
+    for (const program of new Set(programs))
+      expect(spawnSync('sh', ['-c', `command -v ${program}`]).status, program).toBe(0);
   });
 });
 
@@ -487,6 +543,20 @@ describe('deploy/ against a server started as the Deployment starts it', () => {
     const missing = await fetch(`http://127.0.0.1:${bin.port}/readyz`);
     expect(missing.status).toBe(404);
     await missing.body?.cancel();
+  });
+
+  it('passes its HEALTHCHECK command as written (node -e, REALTIME_PORT), and fails it where nothing answers', async () => {
+    const [program = '', ...args] = healthcheckCommand();
+    const run = (port: number) =>
+      new Promise<number | null>((resolve) => {
+        const child = spawn(program === 'node' ? process.execPath : program, args, {
+          env: { PATH: process.env.PATH, REALTIME_PORT: String(port) },
+          stdio: 'ignore',
+        });
+        child.once('exit', resolve);
+      });
+    expect(await run(bin.port)).toBe(0);
+    expect(await run(await freePort())).toBe(1);
   });
 
   it('exposes every metric the Grafana dashboard queries', () => {

@@ -59,11 +59,14 @@ export function spawnOn(node: string, args: string[], env: NodeJS.ProcessEnv = {
   return { child, output };
 }
 
-/** Runs `realtime <args>` on a Node binary to its end (killed after 30 s). */
+/**
+ * Runs `realtime <args>` on a Node binary to its end. The outer limit (90 s) only stops a run that hangs: on a
+ * machine shared by several test suites, starting Node and loading the native candidates took over 30 s.
+ */
 export function runOn(node: string, args: string[], env: NodeJS.ProcessEnv = {}): Promise<Run> {
   const { child, output } = spawnOn(node, args, env);
   return new Promise((resolve) => {
-    const timer = setTimeout(() => child.kill('SIGKILL'), 30_000);
+    const timer = setTimeout(() => child.kill('SIGKILL'), 90_000);
     child.on('exit', (code) => {
       clearTimeout(timer);
       resolve({ code, ...output });

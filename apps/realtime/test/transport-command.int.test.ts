@@ -22,7 +22,7 @@ function banner(node: string, env: NodeJS.ProcessEnv = {}): Promise<string> {
     const timer = setTimeout(() => {
       child.kill('SIGKILL');
       reject(new Error(`no banner:\n${output.stdout}\n${output.stderr}`));
-    }, 30_000);
+    }, 90_000);
     child.stdout?.on('data', () => {
       if (!output.stdout.includes('REST API')) return;
       clearTimeout(timer);

@@ -1,4 +1,5 @@
 import { ErrorCode, signChannelAuth, signUserAuth } from '@herald/protocol-core';
+import { fence, until } from '@herald/test-kit';
 import { afterAll, afterEach, beforeAll, describe, expect, it, test } from 'vitest';
 import type { RealtimeApp } from '../src/index.js';
 import { APP, errorCode, type Frame, publishMarker, RawClient, startServer, titled } from './support.js';
@@ -188,6 +189,36 @@ describe('the activity timeout', () => {
       // the pong reset the clock.
       await client.next('pusher:ping', 3000);
       expect(client.frames.some((frame) => frame.event === 'pusher:error')).toBe(false);
+      expect(await client.isServed()).toBe(true);
+      client.close();
+    } finally {
+      await started.stop();
+    }
+  });
+
+  it.concurrent('counts WebSocket ping frames as activity: a client that only pings is never sent pusher:ping', async ({
+    expect,
+  }) => {
+    const started = await startServer(timing);
+    try {
+      const { client } = await RawClient.established(started.url());
+      let pongs = 0;
+      client.ws.on('pong', () => pongs++);
+      // Pings every 200 ms, for longer than the activity timeout (1 s) and the sweep's ping (once a second).
+      const pinger = setInterval(() => client.ws.ping(), 200);
+      try {
+        await until(() => pongs >= 15, { what: '15 pong frames', limitMs: 60_000 });
+      } finally {
+        clearInterval(pinger);
+      }
+      // A pusher:ping answered by pusher:pong is the marker: a sweep ping sent before it has arrived by then.
+      await fence({
+        received: () => client.frames,
+        unwanted: (frame) => frame.event === 'pusher:ping' || frame.event === 'pusher:error',
+        sendMarker: () => client.send({ event: 'pusher:ping', data: {} }),
+        isMarker: (frame) => frame.event === 'pusher:pong',
+        what: 'a sweep ping or an error',
+      });
       expect(await client.isServed()).toBe(true);
       client.close();
     } finally {

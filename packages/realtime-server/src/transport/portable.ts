@@ -8,7 +8,7 @@ import {
 } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import type { Duplex } from 'node:stream';
-import { type WebSocket, WebSocketServer } from 'ws';
+import { WebSocket, WebSocketServer } from 'ws';
 import { RealtimeServerError } from '../errors.js';
 import {
   type HttpExchange,
@@ -16,6 +16,7 @@ import {
   refusalBody,
   SendStatus,
   type Transport,
+  type TransportHandlers,
   type TransportOptions,
   type TransportSocket,
   UpgradeRefusal,
@@ -26,6 +27,39 @@ const TEXT_FRAME = { binary: false } as const;
 // ws's readyState for an open socket (WebSocket.OPEN), without importing its value on every send.
 const OPEN = 1;
 
+/**
+ * ws's socket with the one field that leads to its transport socket, so the event listeners below are shared by
+ * every socket instead of five closures (and their context) kept per idle connection.
+ */
+class HubWebSocket extends WebSocket {
+  portable: PortableSocket<unknown> | undefined = undefined;
+}
+
+/** The transport socket of a ws socket: the server creates only HubWebSockets (its `WebSocket` option). */
+function portableOf(ws: WebSocket): PortableSocket<unknown> | undefined {
+  return (ws as HubWebSocket).portable;
+}
+
+function onMessage(this: WebSocket, message: Buffer): void {
+  const socket = portableOf(this);
+  if (socket && !socket.closed) socket.hub.handlers.message(socket, message);
+}
+
+/** A ping or pong from the client is activity, as with uWS. */
+function onActivity(this: WebSocket): void {
+  const socket = portableOf(this);
+  if (socket && !socket.closed) socket.hub.handlers.activity(socket);
+}
+
+function onClose(this: WebSocket, code: number): void {
+  const socket = portableOf(this);
+  if (socket) socket.hub.closed(socket, code);
+}
+
+function onError(): void {
+  // ws closes the socket itself after a protocol error (oversized or invalid frame); 'close' follows.
+}
+
 /** A ws socket seen through the transport port: uWS's semantics (topics, a synchronous close handler). */
 class PortableSocket<Data> implements TransportSocket<Data> {
   readonly topics = new Set<string>();
@@ -34,7 +68,7 @@ class PortableSocket<Data> implements TransportSocket<Data> {
   constructor(
     readonly ws: WebSocket,
     private readonly data: Data,
-    private readonly hub: Hub<Data>,
+    readonly hub: Hub<Data>,
   ) {}
 
   getUserData(): Data {
@@ -88,7 +122,7 @@ class Hub<Data> {
 
   constructor(
     readonly maxBackpressure: number,
-    private readonly onClose: (socket: PortableSocket<Data>, code: number) => void,
+    readonly handlers: TransportHandlers<Data>,
   ) {}
 
   join(topic: string, socket: PortableSocket<Data>): void {
@@ -123,7 +157,7 @@ class Hub<Data> {
     socket.closed = true;
     for (const topic of socket.topics) this.leave(topic, socket);
     socket.topics.clear();
-    this.onClose(socket, code);
+    this.handlers.close(socket, code);
   }
 }
 
@@ -234,7 +268,7 @@ function sharedListen(): { reusePort?: boolean; exclusive?: boolean } {
  */
 export function createPortableTransport<Data>(options: TransportOptions<Data>): Transport {
   const { handlers, tls } = options;
-  const hub = new Hub<Data>(options.maxBackpressure, (socket, code) => handlers.close(socket, code));
+  const hub = new Hub<Data>(options.maxBackpressure, handlers);
   let server: Server;
   if (tls) {
     let cert: Buffer;
@@ -255,6 +289,7 @@ export function createPortableTransport<Data>(options: TransportOptions<Data>): 
     maxPayload: options.maxPayloadLength,
     perMessageDeflate: false,
     clientTracking: false,
+    WebSocket: HubWebSocket,
   });
 
   server.on('request', (request: IncomingMessage, response: ServerResponse) => {
@@ -282,19 +317,12 @@ export function createPortableTransport<Data>(options: TransportOptions<Data>): 
     }
     wss.handleUpgrade(request, socket, head, (ws) => {
       const portable = new PortableSocket(ws, data, hub);
-      ws.on('message', (message: Buffer) => {
-        if (!portable.closed) handlers.message(portable, message);
-      });
-      ws.on('ping', () => {
-        if (!portable.closed) handlers.activity(portable);
-      });
-      ws.on('pong', () => {
-        if (!portable.closed) handlers.activity(portable);
-      });
-      ws.on('close', (code: number) => hub.closed(portable, code));
-      ws.on('error', () => {
-        // ws closes the socket itself after a protocol error (oversized or invalid frame); 'close' follows.
-      });
+      ws.portable = portable;
+      ws.on('message', onMessage);
+      ws.on('ping', onActivity);
+      ws.on('pong', onActivity);
+      ws.on('close', onClose);
+      ws.on('error', onError);
       handlers.open(portable);
     });
   });
