@@ -41,7 +41,13 @@ describe('notification center with team-chat webhooks', () => {
   });
 
   it('registers every configured webhook as a channel and sends the demo notification through each', async () => {
-    expect([...center.notifier.channelNames].sort()).toEqual(['database', 'teamchat', 'teamchat-alerts']);
+    // `push` (Web Push) is always there beside the configured team-chat webhooks.
+    expect([...center.notifier.channelNames].sort()).toEqual([
+      'database',
+      'push',
+      'teamchat',
+      'teamchat-alerts',
+    ]);
     const login = await fetch(`${base}/login`, {
       method: 'POST',
       body: new URLSearchParams({ user: 'alice' }),
