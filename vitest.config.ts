@@ -36,6 +36,11 @@ function unitProjects(): TestProjectInlineConfiguration[] {
 
 export default defineConfig({
   test: {
+    // Two test files at a time. Most integration suites spend their time waiting on sockets, child processes,
+    // browsers and protocol timers (pusher-js's reconnect back-off, reapers, leases), not on the CPU; vitest's default
+    // on a 2-core CI machine (cores − 1 = one file at a time) ran those waits end to end. Every suite is written to
+    // hold on a busy machine (it waits for the event itself), so running two side by side tests nothing less.
+    maxWorkers: 2,
     projects: [
       ...unitProjects(),
       'packages/*/vitest.config.ts',
