@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -134,7 +135,9 @@ const specs: Record<string, Partial<ExampleSpec>> = {
           { cwd: repoRoot },
         );
       await drop();
-      return { env: {}, stop: async () => void (await drop()) };
+      // The README's example encrypts app secrets at rest with a key from the environment, as a user sets it.
+      const key = randomBytes(32).toString('hex');
+      return { env: { APP_STORE_KEY: key }, stop: async () => void (await drop()) };
     },
   },
   // The broadcasts go to a real Herald real-time server (the workspace build), on a free port.
