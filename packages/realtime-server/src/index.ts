@@ -8,12 +8,13 @@ export type {
 export { type AppStore, createStaticAppStore } from './app-store.js';
 export { ApplicationEventEmitter, type ApplicationEvents } from './application-events.js';
 export { parseTrustedProxies, type TrustedProxies } from './client-address.js';
-export type {
-  DebugEvent,
-  DebugEventKind,
-  DebugListener,
-  DebugPort,
-  DebugRecord,
+export {
+  DEBUG_EVENT_KINDS,
+  type DebugEvent,
+  type DebugEventKind,
+  type DebugListener,
+  type DebugPort,
+  type DebugRecord,
 } from './debug/debug-events.js';
 export type { PresenceMemberInfo } from './debug/presence-members.js';
 export { isRealtimeServerError, RealtimeServerError, type RealtimeServerErrorCode } from './errors.js';

@@ -2,22 +2,13 @@
 // `createConsoleRoutes` behind its session and CSRF middleware.
 
 import { describeChannel, validateChannelName } from '@herald/protocol-core';
-import type { DebugEventKind } from '@herald/realtime-server';
+import { DEBUG_EVENT_KINDS, type DebugEventKind } from '@herald/realtime-server';
 import type { Context, Hono } from 'hono';
 import { z } from 'zod';
 import { liveLog } from './live-log.js';
 import type { ConsoleEnv, ConsoleRoutesOptions } from './types.js';
 
-const KINDS: readonly DebugEventKind[] = [
-  'connection_opened',
-  'connection_closed',
-  'subscribed',
-  'unsubscribed',
-  'api_message',
-  'client_event',
-  'webhook_sent',
-  'webhook_failed',
-];
+const KINDS: readonly DebugEventKind[] = DEBUG_EVENT_KINDS;
 
 const publishBody = z
   .object({

@@ -40,6 +40,23 @@ export type DebugEvent =
 /** The kinds of {@link DebugEvent}. */
 export type DebugEventKind = DebugEvent['kind'];
 
+/** Every kind of debug event, for routes that filter by kind (checked below to name each kind of the union once). */
+export const DEBUG_EVENT_KINDS = [
+  'connection_opened',
+  'connection_closed',
+  'subscribed',
+  'unsubscribed',
+  'api_message',
+  'client_event',
+  'webhook_sent',
+  'webhook_failed',
+] as const satisfies readonly DebugEventKind[];
+// A kind added to the union but not to the list fails to compile here.
+const everyKindListed: Exclude<DebugEventKind, (typeof DEBUG_EVENT_KINDS)[number]> extends never
+  ? true
+  : never = true;
+void everyKindListed;
+
 /** A debug event with when and where it happened. */
 export type DebugRecord = DebugEvent & {
   readonly appId: string;
