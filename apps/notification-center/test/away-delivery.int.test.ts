@@ -3,15 +3,17 @@ import {
   type NotificationClient,
   type SendRequest,
   signUserToken,
-  silentNotificationLogger,
 } from '@herald/notifications';
 import { fence, freePort, until } from '@herald/test-kit';
-import { type ServerType, serve } from '@hono/node-server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type SmtpSink, startSmtpSink } from '../../../packages/email-channel/test/smtp-sink.js';
-import { createNotificationCenter, type NotificationCenter } from '../src/center.js';
-import { configFromEnv } from '../src/config.js';
-import { CENTER_STORES, type CenterStore, storeEnvFor } from './center-server.js';
+import {
+  CENTER_STORES,
+  type CenterStore,
+  type RunningCenter,
+  serveCenter,
+  storeEnvFor,
+} from './center-server.js';
 import { connectPusher, type PusherClient } from './pusher-client.js';
 import { type RealtimeProcess, startRealtime } from './realtime-process.js';
 
@@ -29,41 +31,36 @@ describe.each(CENTER_STORES)('away delivery on %s', (storeKind: CenterStore) => 
   let smtp: SmtpSink;
   let storeEnv: Record<string, string>;
   let cleanup: () => Promise<void>;
-  let running: { center: NotificationCenter; server: ServerType; base: string } | undefined;
+  let running: RunningCenter | undefined;
   let client: NotificationClient;
   let markers = 0;
   const pushers: PusherClient[] = [];
 
   async function startCenter() {
     const port = await freePort();
-    const loaded = configFromEnv({
-      ...storeEnv,
-      REALTIME_URL: `http://127.0.0.1:${realtime.port}`,
-      REALTIME_APP_ID: APP.id,
-      REALTIME_APP_KEY: APP.key,
-      REALTIME_APP_SECRET: APP.secret,
-      NOTIFICATION_SMTP_URL: `smtp://127.0.0.1:${smtp.port}`,
-      NOTIFICATION_MAIL_FROM: 'Herald <notify@example.test>',
-      NOTIFICATION_PUBLIC_URL: `http://127.0.0.1:${port}`,
-      NOTIFICATION_API_SECRET: API_SECRET,
-      NOTIFICATION_USER_TOKEN_SECRET: TOKEN_SECRET,
-      NOTIFICATION_TYPES: JSON.stringify({ Digested: DIGESTED }),
-    });
-    if (!loaded.ok) throw new Error(loaded.problems.join('\n'));
-    const center = await createNotificationCenter(loaded.config, silentNotificationLogger);
-    const server = serve({ fetch: center.app.fetch, hostname: '127.0.0.1', port });
-    await new Promise((resolve) => server.once('listening', resolve));
-    const base = `http://127.0.0.1:${port}`;
-    running = { center, server, base };
-    client = createNotificationClient({ url: base, secret: API_SECRET });
+    running = await serveCenter(
+      {
+        ...storeEnv,
+        REALTIME_URL: `http://127.0.0.1:${realtime.port}`,
+        REALTIME_APP_ID: APP.id,
+        REALTIME_APP_KEY: APP.key,
+        REALTIME_APP_SECRET: APP.secret,
+        NOTIFICATION_SMTP_URL: `smtp://127.0.0.1:${smtp.port}`,
+        NOTIFICATION_MAIL_FROM: 'Herald <notify@example.test>',
+        NOTIFICATION_PUBLIC_URL: `http://127.0.0.1:${port}`,
+        NOTIFICATION_API_SECRET: API_SECRET,
+        NOTIFICATION_USER_TOKEN_SECRET: TOKEN_SECRET,
+        NOTIFICATION_TYPES: JSON.stringify({ Digested: DIGESTED }),
+      },
+      port,
+    );
+    client = createNotificationClient({ url: running.base, secret: API_SECRET });
   }
 
   async function stopCenter() {
-    if (!running) return;
-    const { server, center } = running;
+    const stopping = running;
     running = undefined;
-    await new Promise((resolve) => server.close(resolve));
-    await center.close();
+    await stopping?.stop();
   }
 
   beforeAll(async () => {

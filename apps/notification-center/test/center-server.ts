@@ -41,6 +41,26 @@ export async function storeEnvFor(
 }
 
 /**
+ * Serves a notification center made from environment variables (the store's included), as its bin does, on `port`
+ * (random when 0); `stop` closes the server and the center and leaves the store's data in place.
+ */
+export async function serveCenter(env: Record<string, string | undefined>, port = 0): Promise<RunningCenter> {
+  const loaded = configFromEnv(env);
+  if (!loaded.ok) throw new Error(loaded.problems.join('\n'));
+  const center = await createNotificationCenter(loaded.config, silentNotificationLogger);
+  const server: ServerType = serve({ fetch: center.app.fetch, hostname: '127.0.0.1', port });
+  await new Promise((resolve) => server.once('listening', resolve));
+  return {
+    center,
+    base: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    async stop() {
+      await new Promise((resolve) => server.close(resolve));
+      await center.close();
+    },
+  };
+}
+
+/**
  * Starts the notification center from environment variables, as its bin does, on PGlite in a temp folder or
  * on PostgreSQL in a schema of its own; `stop` closes it and removes the folder or drops the schema.
  */
@@ -49,17 +69,11 @@ export async function startCenter(
   env: Record<string, string | undefined>,
 ): Promise<RunningCenter> {
   const { env: storeEnv, cleanup } = await storeEnvFor(store);
-  const loaded = configFromEnv({ ...storeEnv, ...env });
-  if (!loaded.ok) throw new Error(loaded.problems.join('\n'));
-  const center = await createNotificationCenter(loaded.config, silentNotificationLogger);
-  const server: ServerType = serve({ fetch: center.app.fetch, hostname: '127.0.0.1', port: 0 });
-  await new Promise((resolve) => server.once('listening', resolve));
+  const served = await serveCenter({ ...storeEnv, ...env });
   return {
-    center,
-    base: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    ...served,
     async stop() {
-      await new Promise((resolve) => server.close(resolve));
-      await center.close();
+      await served.stop();
       await cleanup();
     },
   };

@@ -3,10 +3,8 @@ import {
   type NotificationClient,
   type SendRequest,
   signUserToken,
-  silentNotificationLogger,
 } from '@herald/notifications';
 import { fence, freePort, until } from '@herald/test-kit';
-import { type ServerType, serve } from '@hono/node-server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type SmtpSink, startSmtpSink } from '../../../packages/email-channel/test/smtp-sink.js';
 import {
@@ -14,9 +12,7 @@ import {
   type ReceivedPush,
   startPushServiceDouble,
 } from '../../../packages/web-push-channel/test/push-service-double.js';
-import { createNotificationCenter, type NotificationCenter } from '../src/center.js';
-import { configFromEnv } from '../src/config.js';
-import { storeEnvFor } from './center-server.js';
+import { type RunningCenter, serveCenter, storeEnvFor } from './center-server.js';
 import { connectPusher, type PusherClient } from './pusher-client.js';
 import { type RealtimeProcess, startRealtime } from './realtime-process.js';
 
@@ -42,42 +38,37 @@ describe('Web Push from the notification center', () => {
   let service: PushServiceDouble;
   let storeEnv: Record<string, string>;
   let cleanup: () => Promise<void>;
-  let running: { center: NotificationCenter; server: ServerType; base: string } | undefined;
+  let running: RunningCenter | undefined;
   let client: NotificationClient;
   let markers = 0;
   const pushers: PusherClient[] = [];
 
   async function startCenter() {
     const port = await freePort();
-    const loaded = configFromEnv({
-      ...storeEnv,
-      REALTIME_URL: `http://127.0.0.1:${realtime.port}`,
-      REALTIME_APP_ID: APP.id,
-      REALTIME_APP_KEY: APP.key,
-      REALTIME_APP_SECRET: APP.secret,
-      NOTIFICATION_SMTP_URL: `smtp://127.0.0.1:${smtp.port}`,
-      NOTIFICATION_API_SECRET: API_SECRET,
-      NOTIFICATION_USER_TOKEN_SECRET: TOKEN_SECRET,
-      NOTIFICATION_TYPES: JSON.stringify({ Digested: DIGESTED }),
-      NOTIFICATION_VAPID_SUBJECT: SUBJECT,
-      // The double's self-signed certificate, trusted besides the usual roots.
-      NOTIFICATION_PUSH_CA_FILE: service.caFile,
-    });
-    if (!loaded.ok) throw new Error(loaded.problems.join('\n'));
-    const center = await createNotificationCenter(loaded.config, silentNotificationLogger);
-    const server = serve({ fetch: center.app.fetch, hostname: '127.0.0.1', port });
-    await new Promise((resolve) => server.once('listening', resolve));
-    const base = `http://127.0.0.1:${port}`;
-    running = { center, server, base };
-    client = createNotificationClient({ url: base, secret: API_SECRET });
+    running = await serveCenter(
+      {
+        ...storeEnv,
+        REALTIME_URL: `http://127.0.0.1:${realtime.port}`,
+        REALTIME_APP_ID: APP.id,
+        REALTIME_APP_KEY: APP.key,
+        REALTIME_APP_SECRET: APP.secret,
+        NOTIFICATION_SMTP_URL: `smtp://127.0.0.1:${smtp.port}`,
+        NOTIFICATION_API_SECRET: API_SECRET,
+        NOTIFICATION_USER_TOKEN_SECRET: TOKEN_SECRET,
+        NOTIFICATION_TYPES: JSON.stringify({ Digested: DIGESTED }),
+        NOTIFICATION_VAPID_SUBJECT: SUBJECT,
+        // The double's self-signed certificate, trusted besides the usual roots.
+        NOTIFICATION_PUSH_CA_FILE: service.caFile,
+      },
+      port,
+    );
+    client = createNotificationClient({ url: running.base, secret: API_SECRET });
   }
 
   async function stopCenter() {
-    if (!running) return;
-    const { server, center } = running;
+    const stopping = running;
     running = undefined;
-    await new Promise((resolve) => server.close(resolve));
-    await center.close();
+    await stopping?.stop();
   }
 
   beforeAll(async () => {
