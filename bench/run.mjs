@@ -37,6 +37,7 @@ const { values } = parseArgs({
     transport: { type: 'string', default: 'auto' },
     node: { type: 'string' },
     console: { type: 'boolean', default: false },
+    bin: { type: 'string' },
   },
 });
 
@@ -85,7 +86,8 @@ const machine = {
 };
 log(
   `${targets.join(', ')} · ${list.length} scenarios · ${values.quick ? 'quick' : 'full'} · ${machine.pinned} · ` +
-    `servers on Node ${serverNodeVersion}, Herald's transport ${transport}`,
+    `servers on Node ${serverNodeVersion}, Herald's transport ${transport}` +
+    (values.bin ? `, Herald from ${values.bin}` : ''),
 );
 
 const results = [];
@@ -104,6 +106,7 @@ for (const [index, scenario] of list.entries()) {
         profileDir: name === 'herald' ? profileDir : undefined,
         node: serverNode,
         transport,
+        bin: values.bin,
       });
       const figures = await withTimeout(scenario.run(target, { processes, log }), 300_000, scenario.name);
       row = { scenario: scenario.name, target: name, ...figures };

@@ -61,9 +61,35 @@ async function idle(target, { connections, processes, log }) {
   return result;
 }
 
+// What the stalled readers are sent on a channel of their own at the start of the window: more than loopback's
+// kernel buffers hold for a socket that does not read (the server's send buffer grows to 4 MiB here, the reader's
+// receive buffer stays near its 128 KiB default), so their unsent bytes pass the server's limit (1 MiB by default)
+// within the run, as a phone's do when it stops reading on a busy channel.
+const STALL_FLOOD_CHANNEL = 'stall-flood';
+const STALL_FLOOD_EVENTS = 192;
+const STALL_FLOOD_EVENT_BYTES = 64 * 1024;
+
 /**
- * Readers that subscribe to `channel` and then stop reading (their TCP sockets paused), as phones on a dead network
- * do; opened in the load process, beside the pool. `ended()` tells how each one ended by the end of the run.
+ * Sends {@link STALL_FLOOD_EVENTS} events of {@link STALL_FLOOD_EVENT_BYTES} to the stalled readers' own channel
+ * (12 MiB each), on a publisher of its own so the fan-out's publish counts stay the subscribers'.
+ */
+async function floodStalled(port) {
+  const flood = new Publisher(port, 2);
+  const data = 'y'.repeat(STALL_FLOOD_EVENT_BYTES);
+  for (let i = 0; i < STALL_FLOOD_EVENTS; i += 2) {
+    await Promise.all([
+      flood.trigger(STALL_FLOOD_CHANNEL, 'flood', data),
+      flood.trigger(STALL_FLOOD_CHANNEL, 'flood', data),
+    ]);
+  }
+  flood.close();
+  return flood;
+}
+
+/**
+ * Readers that subscribe to `channel` (and to their own flood channel) and then stop reading (their TCP sockets
+ * paused), as phones on a dead network do; opened in the load process, beside the pool. `ended()` tells how each
+ * one ended by the end of the run.
  */
 async function stalledReaders(url, channel, count) {
   const readers = await Promise.all(
@@ -72,7 +98,7 @@ async function stalledReaders(url, channel, count) {
       () =>
         new Promise((resolve, reject) => {
           const ws = new WebSocket(url, { perMessageDeflate: false });
-          const reader = { ws, closeCode: undefined };
+          const reader = { ws, closeCode: undefined, subscribed: 0 };
           ws.on('close', (code) => {
             reader.closeCode = code;
           });
@@ -81,7 +107,8 @@ async function stalledReaders(url, channel, count) {
             const text = raw.toString();
             if (text.includes('connection_established')) {
               ws.send(JSON.stringify({ event: 'pusher:subscribe', data: { channel } }));
-            } else if (text.includes('subscription_succeeded')) {
+              ws.send(JSON.stringify({ event: 'pusher:subscribe', data: { channel: STALL_FLOOD_CHANNEL } }));
+            } else if (text.includes('subscription_succeeded') && ++reader.subscribed === 2) {
               ws.pause();
               resolve(reader);
             }
@@ -107,8 +134,8 @@ async function stalledReaders(url, channel, count) {
 /**
  * Fan-out at full speed: signed REST triggers to one channel with `subscribers` sockets, as fast as the
  * deliveries keep up (at most `windowDeliveries` deliveries in flight), for `seconds`. `padding` bytes are added to
- * each event's data; `stalled` readers that never read sit on the channel beside the subscribers (the figures are
- * the subscribers' only).
+ * each event's data; `stalled` readers that never read sit on the channel beside the subscribers, pushed past the
+ * server's unsent-bytes limit by a flood on a channel of their own (the figures are the subscribers' only).
  */
 async function fanout(
   target,
@@ -134,6 +161,7 @@ async function fanout(
   await pool.start();
   const meter = cpuMeter(target);
   const t0 = performance.now();
+  const flooded = stalledSet ? floodStalled(target.port) : undefined;
   const lane = async () => {
     while (running) {
       if ((published - publisher.failed + 1) * subs - pool.received() > window * subs) {
@@ -151,6 +179,7 @@ async function fanout(
   const receivedInWindow = pool.received();
   const cpu = meter();
   await lanesDone;
+  const flood = await flooded;
   const expected = publisher.ok * subs;
   // Drain: wait for what is in flight (at most 10 s, or 2 s without progress).
   const drainDeadline = performance.now() + 10_000;
@@ -176,6 +205,7 @@ async function fanout(
   if (publisher.failed) log(`fan-out: ${publisher.failed} publishes failed (${publisher.lastError})`);
   return {
     ...stalledEnd,
+    ...(flood ? { stalled_flood_mib: round((flood.ok * STALL_FLOOD_EVENT_BYTES) / 2 ** 20, 1) } : {}),
     subscribers: subs,
     publishes_s: round(publisher.ok / elapsed),
     deliveries_s: round(receivedInWindow / elapsed),
@@ -414,7 +444,7 @@ export function scenarios({ quick, maxConnections }) {
     {
       name: 'fanout-stalled',
       run: (t, o) => fanout(t, { ...o, subscribers: 1000, padding: 2048, stalled: 4, seconds: s(6, 10) }),
-      figures: [...FANOUT_FIGURES, 'stalled_closed', 'stalled_close_codes'],
+      figures: [...FANOUT_FIGURES, 'stalled_closed', 'stalled_close_codes', 'stalled_flood_mib'],
       lowerIsBetter: LATENCIES,
     },
     {

@@ -238,7 +238,8 @@ export async function waitForPort(port, child, timeoutMs = 20_000) {
  * (default `auto`: native where a build loads); `uws` stops the target where none loads rather than measure the
  * other transport.
  * @param {'herald'|'herald-portable'|'herald-webhooks'|'herald-history'|'herald-history-portable'|'herald-console'|'soketi'|'ceiling'|'ceiling-ws'} name
- * @param {{ cpu?: string, profileDir?: string, label?: string, node?: string, transport?: 'auto'|'uws'|'portable' }} options
+ * @param {{ cpu?: string, profileDir?: string, label?: string, node?: string, transport?: 'auto'|'uws'|'portable', bin?: string }} options
+ *   `bin`: another build's `apps/realtime/dist/bin.js` for the Herald targets (a before/after in one sitting)
  */
 export async function startTarget(name, options = {}) {
   const port = await freePort();
@@ -260,7 +261,7 @@ export async function startTarget(name, options = {}) {
         2,
       ),
     );
-    const bin = `${rootDir}apps/realtime/dist/bin.js`;
+    const bin = options.bin ?? `${rootDir}apps/realtime/dist/bin.js`;
     if (!existsSync(bin)) throw new Error(`${bin} is missing: run \`pnpm build\` first`);
     args = [...node, bin, 'server', '--host', '127.0.0.1', '--port', String(port), '--config', configFile];
     env.NODE_ENV = 'production';
