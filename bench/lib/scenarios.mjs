@@ -89,7 +89,7 @@ async function floodStalled(port) {
 /**
  * Readers that subscribe to `channel` (and to their own flood channel) and then stop reading (their TCP sockets
  * paused), as phones on a dead network do; opened in the load process, beside the pool. `ended()` tells how each
- * one ended by the end of the run.
+ * one ended, once the run's figures are taken.
  */
 async function stalledReaders(url, channel, count) {
   const readers = await Promise.all(
@@ -117,7 +117,17 @@ async function stalledReaders(url, channel, count) {
     ),
   );
   return {
-    ended: () => {
+    /**
+     * How each reader ended, as its client sees it: a paused socket reads nothing, so not even the server's close
+     * frame, until it reads again. Each reader resumes and reads what its kernel buffers held, then the close
+     * frame if the server sent one (up to 10 s; a reader still open then was never closed).
+     */
+    ended: async () => {
+      for (const reader of readers) reader.ws.resume();
+      const deadline = performance.now() + 10_000;
+      while (readers.some((reader) => reader.closeCode === undefined) && performance.now() < deadline) {
+        await sleep(100);
+      }
       const closed = readers.filter((reader) => reader.closeCode !== undefined);
       return {
         stalled: readers.length,
@@ -199,7 +209,7 @@ async function fanout(
   await pool.stop();
   const totals = await pool.collect();
   publisher.close();
-  const stalledEnd = stalledSet?.ended();
+  const stalledEnd = await stalledSet?.ended();
   stalledSet?.close();
   await pool.close();
   if (publisher.failed) log(`fan-out: ${publisher.failed} publishes failed (${publisher.lastError})`);
