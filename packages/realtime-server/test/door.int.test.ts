@@ -20,7 +20,7 @@ type Attempt =
 
 function attempt(
   port: number,
-  options: { from: string; host?: string; forwardedFor?: string },
+  options: { from: string; host?: string; forwardedFor?: string | string[] },
 ): Promise<Attempt> {
   const host = options.host ?? (options.from.includes(':') ? '[::1]' : '127.0.0.1');
   const ws = new WebSocket(`ws://${host}:${port}/app/${APP.key}?protocol=7`, {
@@ -134,6 +134,13 @@ describe('per-address limits at the upgrade', () => {
     // From anyone else the header is forged: 127.0.0.4 is capped as itself, whatever address it claims.
     await opens(cappedPort, { from: '127.0.0.4', forwardedFor: '203.0.113.20' });
     await isRefused(cappedPort, { from: '127.0.0.4', forwardedFor: '203.0.113.21' });
+  });
+
+  it('reads every X-Forwarded-For line a trusted proxy sends, the last one right-most', async () => {
+    // Two header lines count as one list (RFC 9110 §5.3): the client is the last line's address, not the first's.
+    await opens(cappedPort, { from: '127.0.0.1', forwardedFor: ['198.51.100.60', '203.0.113.60'] });
+    await isRefused(cappedPort, { from: '127.0.0.1', forwardedFor: '203.0.113.60' });
+    await opens(cappedPort, { from: '127.0.0.1', forwardedFor: '198.51.100.60' });
   });
 
   it('refuses a trusted_proxies entry that is not an address or range', () => {

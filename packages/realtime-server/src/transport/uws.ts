@@ -128,8 +128,13 @@ export function createUwsTransport<Data>(uws: UwsModule, options: TransportOptio
         get remoteAddress() {
           return Buffer.from(res.getRemoteAddressAsText()).toString();
         },
+        // Every X-Forwarded-For line, joined as node:http joins them (getHeader would give only the first).
         get forwardedFor() {
-          return req.getHeader('x-forwarded-for');
+          let joined = '';
+          req.forEach((name, value) => {
+            if (name === 'x-forwarded-for') joined = joined === '' ? value : `${joined}, ${value}`;
+          });
+          return joined;
         },
       });
       if (data instanceof UpgradeRefusal) {
