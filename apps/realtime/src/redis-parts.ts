@@ -5,6 +5,7 @@ import type {
   RedisClusterAdapter,
   RedisRateLimitStore,
   RedisServerOptions,
+  RedisUsageStore,
   RedisWebhookQueue,
 } from '@herald/scaling-redis';
 import type { ServedApp } from './app-source.js';
@@ -117,6 +118,24 @@ export function redisHistory(
     keyPrefix: config.scaling.prefix,
     maxBytesPerChannel: config.scaling.history_bytes_per_channel,
     logger: scoped(logger, 'socket.server.redis'),
+  });
+}
+
+/**
+ * The usage counters a cluster's consoles share, so that each console charts the whole cluster; made only when
+ * clustered with the console on (every node samples its own counters into it, whether or not a console is open).
+ */
+export function redisUsage(
+  redis: ScalingRedis | undefined,
+  config: RealtimeConfig,
+  node: { readonly logger: Logger; readonly cluster: RedisClusterAdapter | undefined },
+): RedisUsageStore | undefined {
+  if (!config.console.enabled || !redis || !node.cluster) return undefined;
+  return redis.createRedisUsage({
+    ...scalingRedis(config),
+    keyPrefix: config.scaling.prefix,
+    nodeId: node.cluster.nodeId,
+    logger: scoped(node.logger, 'socket.server.redis'),
   });
 }
 

@@ -16,6 +16,7 @@ import {
   clusterAdapter,
   loadScalingRedis,
   redisHistory,
+  redisUsage,
   redisWebhookQueue,
   sharedRateLimits,
 } from './redis-parts.js';
@@ -84,6 +85,7 @@ export async function startRealtime(
   const apps = createServedApps(await loadApps(store), config.rate_limiter);
   const sharedLimits = sharedRateLimits(redis, config, logger);
   const history = redisHistory(redis, config, logger);
+  const usageStore = redisUsage(redis, config, { logger, cluster });
   // Requests reach the REST API only once the server listens, after the API below exists.
   const server = createRealtimeServer(
     serverOptions(config, settings, {
@@ -93,12 +95,12 @@ export async function startRealtime(
       history,
       http: {
         // The console's routes first (when it is on); everything else is the REST API.
-        handler: (request) =>
+        handler: (request, connection) =>
           operatorConsole &&
           request.url.includes('/console') &&
           operatorConsole.owns(new URL(request.url).pathname)
-            ? operatorConsole.fetch(request)
-            : api.fetch(request),
+            ? operatorConsole.fetch(request, connection)
+            : api.fetch(request, connection),
         fast: (request) => api.fast(request),
       },
       logger,
@@ -120,6 +122,7 @@ export async function startRealtime(
     server,
     apps: apps.list,
     webhooks: () => webhooks,
+    usageStore,
   });
   const api: RestApi = createRestApi({ server, apps, settings, logger, sharedLimits, config });
   // Before the main port opens: a metrics port that cannot be bound stops the start, with nothing served yet.
@@ -151,6 +154,7 @@ export async function startRealtime(
     webhookQueue,
     sharedLimits,
     history,
+    usageStore,
   });
   return {
     server,

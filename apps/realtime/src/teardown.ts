@@ -15,6 +15,8 @@ export interface OpenParts {
   readonly sharedLimits: { close(): Promise<void> } | undefined;
   /** The shared history's connection: the server only stops using it, this closes it. */
   readonly history: { close(): Promise<void> } | undefined;
+  /** The console's shared usage counters (clustered with the console on). */
+  readonly usageStore: { close(): Promise<void> } | undefined;
 }
 
 /** The one teardown of a node: `shutdown` drains the sockets first, `close` does not wait. */
@@ -31,6 +33,7 @@ export function createTeardown(parts: OpenParts): {
     await parts.webhookQueue?.close();
     await parts.sharedLimits?.close();
     await parts.history?.close();
+    await parts.usageStore?.close();
   };
   return {
     close: () => teardown(0),

@@ -27,7 +27,8 @@ describe('the console over HTTP', () => {
 
   beforeAll(async () => {
     const cwd = configDir({
-      servers: { herald: { path: '/rt' } },
+      // The tests' requests come from a trusted proxy: the sign-in limit reads the client from X-Forwarded-For.
+      servers: { herald: { path: '/rt', trusted_proxies: ['127.0.0.1'] } },
       applications: [APP],
       console: { enabled: true, token: CONSOLE_TOKEN },
     });
@@ -81,6 +82,45 @@ describe('the console over HTTP', () => {
     expect(cookie).toContain('Path=/rt/console');
     const apps = await fetch(`${base}/api/apps`, { headers: { cookie: cookie.split(';')[0] as string } });
     expect(apps.status).toBe(200);
+  });
+
+  it('refuses a client address with 429 and Retry-After after ten wrong tokens, and only that address', async () => {
+    const from = (address: string) => ({ 'x-forwarded-for': `${address}, 127.0.0.1` });
+    for (let i = 0; i < 5; i++) {
+      const link = await fetch(`${base}?token=wrong-${i}`, {
+        headers: from('203.0.113.7'),
+        redirect: 'manual',
+      });
+      expect(link.status).toBe(401);
+      const form = await fetch(`${base}/api/session`, {
+        method: 'POST',
+        headers: { ...from('203.0.113.7'), 'content-type': 'application/x-www-form-urlencoded' },
+        body: `token=wrong-${i}`,
+        redirect: 'manual',
+      });
+      expect(form.status).toBe(401);
+    }
+    // Refused before the token is compared: the right one too.
+    const limited = await fetch(`${base}/api/session`, {
+      method: 'POST',
+      headers: { ...from('203.0.113.7'), 'content-type': 'application/json' },
+      body: JSON.stringify({ token: CONSOLE_TOKEN }),
+    });
+    expect(limited.status).toBe(429);
+    expect(Number(limited.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+    expect(await limited.json()).toMatchObject({ error: { code: 'too_many_attempts' } });
+    const link = await fetch(`${base}?token=${CONSOLE_TOKEN}`, {
+      headers: from('203.0.113.7'),
+      redirect: 'manual',
+    });
+    expect(link.status).toBe(429);
+    expect(link.headers.get('set-cookie')).toBeNull();
+    // Another client behind the same proxy is not held back.
+    const other = await fetch(`${base}?token=${CONSOLE_TOKEN}`, {
+      headers: from('203.0.113.8'),
+      redirect: 'manual',
+    });
+    expect(other.status).toBe(303);
   });
 
   it('serves the page, and the sign-in form signs in too', async () => {

@@ -1,6 +1,8 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { RedisProcess } from '@herald/test-kit';
+import { type RunningBin, startBin } from './run-bin.js';
 
 /** A console token long enough for the config's rule. */
 export const CONSOLE_TOKEN = 'console-token-for-tests-0123456789';
@@ -10,6 +12,29 @@ export function configDir(config: object): string {
   const cwd = mkdtempSync(join(tmpdir(), 'herald-console-'));
   writeFileSync(join(cwd, 'realtime.config.json'), JSON.stringify(config));
   return cwd;
+}
+
+/**
+ * Starts the nodes `node-a`, `node-b`, … of one cluster on `redis` (one key prefix, so one cluster), each serving
+ * `app` and the console with {@link CONSOLE_TOKEN}.
+ */
+export function startConsoleNodes(redis: RedisProcess, app: object, count = 2): Promise<RunningBin[]> {
+  const nodeDir = (nodeId: string) =>
+    configDir({
+      applications: [app],
+      scaling: {
+        enabled: true,
+        prefix: `console-${redis.port}:`,
+        node_id: nodeId,
+        server: { url: redis.url },
+      },
+      console: { enabled: true, token: CONSOLE_TOKEN },
+    });
+  return Promise.all(
+    Array.from({ length: count }, (_, i) =>
+      startBin([], { cwd: nodeDir(`node-${String.fromCharCode(97 + i)}`) }),
+    ),
+  );
 }
 
 /** A signed-in console session over HTTP: its cookie and CSRF token, as a browser would hold them. */

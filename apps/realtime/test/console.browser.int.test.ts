@@ -5,7 +5,7 @@ import { type RedisProcess, startRedis, until } from '@herald/test-kit';
 import { startWebhookReceiver, type WebhookReceiver } from '@herald/webhooks/testing';
 import { type Browser, chromium, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CONSOLE_TOKEN, configDir } from './console-support.js';
+import { CONSOLE_TOKEN, configDir, startConsoleNodes } from './console-support.js';
 import { pusherJsClient } from './pusher-client.js';
 import { pusherSdk } from './pusher-sdk.js';
 import { type RunningBin, startBin } from './run-bin.js';
@@ -233,22 +233,7 @@ describe('the live log across two nodes on Redis', () => {
 
   beforeAll(async () => {
     redis = await startRedis();
-    // Both nodes share the prefix (one cluster); the node id differs.
-    const prefixed = (nodeId: string) =>
-      configDir({
-        applications: [APP],
-        scaling: {
-          enabled: true,
-          prefix: `console-${redis.port}:`,
-          node_id: nodeId,
-          server: { url: redis.url },
-        },
-        console: { enabled: true, token: CONSOLE_TOKEN },
-      });
-    nodes = await Promise.all([
-      startBin([], { cwd: prefixed('node-a') }),
-      startBin([], { cwd: prefixed('node-b') }),
-    ]);
+    nodes = await startConsoleNodes(redis, APP);
   });
 
   afterAll(async () => {

@@ -11,6 +11,7 @@ import type {
 } from './cluster.js';
 import { NodeTally } from './internal/node-tally.js';
 import { type PresenceMember, PresenceRoster } from './presence.js';
+import type { PresenceSnapshot } from './server-frame.js';
 
 type StoredEvent = Omit<ClusterCachedEvent, 'ttlMs'> & { readonly expiresAt: number };
 
@@ -200,6 +201,11 @@ export class ClusterState {
   /** User ids present in a presence channel. */
   presenceUsers(appId: string, name: string): string[] {
     return this.#rosters.get(appId)?.get(name)?.userIds() ?? [];
+  }
+
+  /** The members of a presence channel with their `user_info`. */
+  presenceMembers(appId: string, name: string): PresenceSnapshot {
+    return this.#rosters.get(appId)?.get(name)?.snapshot() ?? { ids: [], hash: {}, count: 0 };
   }
 
   /** Drops everything a node held (`ownsSocket` picks its presence sockets); returns what the others must hear. */

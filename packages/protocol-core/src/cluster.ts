@@ -194,6 +194,11 @@ export interface ClusterAdapter {
   channel(appId: string, name: string): Awaitable<ClusterChannelCounts>;
   /** User ids present in a presence channel across the cluster. */
   presenceUsers(appId: string, name: string): Awaitable<string[]>;
+  /**
+   * The members of a presence channel across the cluster with the `user_info` each joined with, as a
+   * `subscription_succeeded` snapshot holds them (an operator console's inspector).
+   */
+  presenceMembers(appId: string, name: string): Awaitable<PresenceSnapshot>;
   /** Open connections of an app across the cluster. */
   connectionCount(appId: string): Awaitable<number>;
 }

@@ -113,6 +113,9 @@ function createMemoryNode(
     async presenceUsers(appId, name) {
       return state.presenceUsers(appId, name);
     },
+    async presenceMembers(appId, name) {
+      return state.presenceMembers(appId, name);
+    },
     async connectionCount(appId) {
       return state.connectionCount(appId);
     },

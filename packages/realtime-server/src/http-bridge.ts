@@ -1,8 +1,20 @@
 import { createLightRequest } from './light-request.js';
 import type { HttpBodyWriter, HttpExchange, ResponseHeaders } from './transport/types.js';
 
-/** A fetch-style request handler, such as a hono app's `fetch`. */
-export type FetchHandler = (request: Request) => Response | Promise<Response>;
+/** What the server knows of the connection a request came over, handed to a fetch handler beside the request. */
+export interface HttpConnection {
+  /**
+   * The client's address: the peer's, or, when the peer is one of the server's `trustedProxies`, the
+   * `X-Forwarded-For` entry they vouch for (as the per-address limits of upgrades read it). Undefined when the
+   * transport cannot tell; read it before the answer is given.
+   */
+  readonly clientAddress: string | undefined;
+}
+
+/**
+ * A fetch-style request handler, such as a hono app's `fetch` (which sees the connection as its `env`, `c.env`).
+ */
+export type FetchHandler = (request: Request, connection: HttpConnection) => Response | Promise<Response>;
 
 /** A request as the bridge holds it before any Request object exists. */
 export interface RawHttpRequest {
@@ -40,6 +52,8 @@ export interface HttpBridgeOptions {
   readonly maxBodyBytes: number;
   /** `http` or `https`, for the request URL the handler sees. */
   readonly scheme: 'http' | 'https';
+  /** Tells a request's client address from its peer's address and its `X-Forwarded-For` header (may be ''). */
+  readonly clientAddress?: ((peer: string, forwardedFor: string) => string | undefined) | undefined;
   /** Called once per answered request with the sizes, for metrics. */
   readonly onComplete?: (info: {
     status: number;
@@ -131,8 +145,16 @@ export function handleWithFetch(exchange: HttpExchange, options: HttpBridgeOptio
   const viaFetch = (body: Uint8Array | undefined) => {
     const fullUrl = `${options.scheme}://${headers.host ?? 'localhost'}${url}${query ? `?${query}` : ''}`;
     const request = createLightRequest(method, fullUrl, new Headers(headers), body);
+    // Worked out only when a handler asks (the REST API never does), and never once the client went.
+    const connection: HttpConnection = {
+      get clientAddress() {
+        const { clientAddress } = options;
+        if (aborted || !clientAddress || !exchange.remoteAddress) return undefined;
+        return clientAddress(exchange.remoteAddress(), headers['x-forwarded-for'] ?? '');
+      },
+    };
     Promise.resolve()
-      .then(() => options.handler(request))
+      .then(() => options.handler(request, connection))
       .then(async (response) => {
         // A handler that knows the bridge (such as @herald/http-api) hands its body text over under this global
         // symbol, skipping undici's body streams; otherwise text() is the cheapest way out of a Response, and

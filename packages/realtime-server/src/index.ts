@@ -30,7 +30,13 @@ export type {
   HistoryRead,
   HistorySize,
 } from './history/types.js';
-export type { FastHttpHandler, FetchHandler, RawHttpRequest, RawHttpResponse } from './http-bridge.js';
+export type {
+  FastHttpHandler,
+  FetchHandler,
+  HttpConnection,
+  RawHttpRequest,
+  RawHttpResponse,
+} from './http-bridge.js';
 export { type LogFields, type Logger, silentLogger } from './logger.js';
 export { type HistorySizeSource, ServerMetrics } from './metrics.js';
 export {
@@ -44,6 +50,7 @@ export {
   type RealtimeServerOptions,
   type SlowConsumerPolicy,
 } from './server.js';
+export { fullBucket, isFull, type TokenBucket, takeToken, tokenWait } from './token-bucket.js';
 export { type CLibrary, describeCLibrary } from './transport/c-library.js';
 export {
   type HttpBodyWriter,

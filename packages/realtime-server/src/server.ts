@@ -183,10 +183,7 @@ export interface RealtimeServer {
    * returns the number closed on this node.
    */
   terminateUser(appId: string, userId: string): number;
-  /**
-   * Members of a presence channel (cluster-wide) with the `user_info` this node holds for them (an operator
-   * console's inspector; undefined for members joined only on other nodes).
-   */
+  /** Members of a presence channel (cluster-wide when clustered) with their `user_info` (an operator console's inspector). */
   presenceMembers(appId: string, name: string): Promise<PresenceMemberInfo[]>;
   /** Sockets currently open for an app (cluster-wide when clustered). */
   connectionCount(appId: string): Promise<number>;
@@ -304,6 +301,7 @@ export function createRealtimeServer(options: RealtimeServerOptions): RealtimeSe
   const http = createHttpRoute(ctx, options, {
     maxBodyBytes: options.maxRequestSize ?? 10_000,
     scheme: options.tls ? 'https' : 'http',
+    path,
   });
   const sweep = createIdleSweep(ctx);
   const slowConsumers = slowConsumer === 'close' ? createSlowConsumerSweep(ctx, maxBufferedBytes) : undefined;

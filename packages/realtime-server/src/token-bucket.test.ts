@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { fullBucket, isFull, takeToken } from './token-bucket.js';
+import { fullBucket, isFull, takeToken, tokenWait } from './token-bucket.js';
 
 describe('takeToken', () => {
   it('lets a burst through, then refuses with the seconds until the next token', () => {
@@ -24,5 +24,17 @@ describe('takeToken', () => {
     const bucket = fullBucket(1, 0);
     takeToken(bucket, 0.2, 1, 0);
     expect(takeToken(bucket, 0.2, 1, 0)).toBe(5);
+  });
+});
+
+describe('tokenWait', () => {
+  it('tells the wait for a token without taking one', () => {
+    const bucket = fullBucket(1, 0);
+    expect(tokenWait(bucket, 0.5, 1, 0)).toBe(0);
+    expect(tokenWait(bucket, 0.5, 1, 0)).toBe(0);
+    takeToken(bucket, 0.5, 1, 0);
+    expect(tokenWait(bucket, 0.5, 1, 1000)).toBe(1);
+    expect(tokenWait(bucket, 0.5, 1, 2000)).toBe(0);
+    expect(bucket.tokens).toBe(1);
   });
 });

@@ -20,16 +20,19 @@ function refill(bucket: TokenBucket, rate: number, burst: number, now: number): 
 }
 
 /**
- * Takes one token: 0 when taken, else the seconds until one is there (at least 1, as `Retry-After` counts whole
+ * Seconds until a token is there without taking it: 0 when one is, else at least 1 (as `Retry-After` counts whole
  * seconds).
  */
-export function takeToken(bucket: TokenBucket, rate: number, burst: number, now: number): number {
+export function tokenWait(bucket: TokenBucket, rate: number, burst: number, now: number): number {
   refill(bucket, rate, burst, now);
-  if (bucket.tokens >= 1) {
-    bucket.tokens -= 1;
-    return 0;
-  }
-  return Math.max(1, Math.ceil((1 - bucket.tokens) / rate));
+  return bucket.tokens >= 1 ? 0 : Math.max(1, Math.ceil((1 - bucket.tokens) / rate));
+}
+
+/** Takes one token: 0 when taken, else the seconds until one is there (see {@link tokenWait}). */
+export function takeToken(bucket: TokenBucket, rate: number, burst: number, now: number): number {
+  const wait = tokenWait(bucket, rate, burst, now);
+  if (wait === 0) bucket.tokens -= 1;
+  return wait;
 }
 
 /** Whether the bucket has refilled to `burst` by `now`: then forgetting it changes nothing. */

@@ -26,6 +26,13 @@ export {
 export type { RedisRootNode, RedisServerOptions } from './redis-options.js';
 export { type PublishRestartOptions, publishRestart } from './restart.js';
 export {
+  createRedisUsage,
+  type RedisUsageMinute,
+  type RedisUsageOptions,
+  type RedisUsageSample,
+  type RedisUsageStore,
+} from './usage-store.js';
+export {
   type ClaimedWebhookQueueJob,
   createRedisWebhookQueue,
   type RedisWebhookQueue,

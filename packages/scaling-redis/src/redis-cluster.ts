@@ -5,6 +5,7 @@ import type {
   ClusterChannelCounts,
   ClusterPresenceJoin,
   ClusterPresenceLeave,
+  PresenceSnapshot,
 } from '@herald/protocol-core';
 import type { Registry } from 'prom-client';
 import { createCachedEvents } from './cluster/cache.js';
@@ -75,6 +76,7 @@ export interface RedisClusterAdapter extends ClusterAdapter {
   channels(appId: string, prefix?: string): Promise<Array<{ readonly name: string } & ClusterChannelCounts>>;
   channel(appId: string, name: string): Promise<ClusterChannelCounts>;
   presenceUsers(appId: string, name: string): Promise<string[]>;
+  presenceMembers(appId: string, name: string): Promise<PresenceSnapshot>;
   connectionCount(appId: string): Promise<number>;
   /** Messages and bytes received from Redis, and the topics this node subscribes (see {@link ClusterStats}). */
   stats(): ClusterStats;
@@ -245,6 +247,7 @@ export function createRedisClusterNode(options: RedisClusterOptions = {}): Redis
     channels: occupancy.channels,
     channel: occupancy.channel,
     presenceUsers: presence.users,
+    presenceMembers: presence.members,
     connectionCount: connections.count,
     stats: routing.stats,
     settled: routing.settled,

@@ -97,6 +97,10 @@ describe.each(backends)('cluster adapter on $name', (backend) => {
 
     for (const node of [a, b, c]) {
       expect(sorted(await node.adapter.presenceUsers('1', 'presence-room'))).toEqual(['u1', 'u2']);
+      // Every node reads every member's user_info, wherever the member joined.
+      const members = await node.adapter.presenceMembers('1', 'presence-room');
+      expect(members.hash).toEqual({ u1: { name: 'u1' }, u2: { name: 'u2' } });
+      expect(members.count).toBe(2);
     }
     expect(await a.adapter.leavePresence('1', 'presence-room', '1.1')).toEqual({
       removed: false,
@@ -116,6 +120,11 @@ describe.each(backends)('cluster adapter on $name', (backend) => {
     });
     for (const node of [a, b, c]) {
       expect(await node.adapter.presenceUsers('1', 'presence-room')).toEqual(['u2']);
+      expect(await node.adapter.presenceMembers('1', 'presence-room')).toEqual({
+        ids: ['u2'],
+        hash: { u2: { name: 'u2' } },
+        count: 1,
+      });
     }
   });
 

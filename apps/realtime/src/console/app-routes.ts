@@ -19,7 +19,12 @@ const publishBody = z
   .strict();
 
 /** A JSON error answer, as every console route gives one. */
-export function fail(c: Context, status: 400 | 401 | 403 | 404 | 409 | 503, code: string, message: string) {
+export function fail(
+  c: Context,
+  status: 400 | 401 | 403 | 404 | 409 | 429 | 503,
+  code: string,
+  message: string,
+) {
   return c.json({ error: { code, message } }, status);
 }
 
@@ -36,12 +41,12 @@ export function addAppRoutes(app: Hono<ConsoleEnv>, options: ConsoleRoutesOption
     const hooks = options.webhooks();
     const apps = await Promise.all(
       options.apps().map(async (served) => {
-        const [connections, channels, backlog] = await Promise.all([
+        const [connections, channels, backlog, rates] = await Promise.all([
           server.connectionCount(served.id),
           server.channels(served.id),
           hooks && served.webhooks.length > 0 ? hooks.backlog(served.id) : 0,
+          usage.rates(served.id),
         ]);
-        const rates = usage.rates(served.id);
         return {
           id: served.id,
           name: served.name ?? served.id,
@@ -146,10 +151,10 @@ export function addAppRoutes(app: Hono<ConsoleEnv>, options: ConsoleRoutesOption
     return c.json({ ok: true });
   });
 
-  app.get('/api/apps/:id/usage', (c) => {
+  app.get('/api/apps/:id/usage', async (c) => {
     const served = withApp(c);
     if (!served) return fail(c, 404, 'unknown_app', 'No app with this id');
     usage.sample();
-    return c.json(usage.series(served.id));
+    return c.json(await usage.series(served.id));
   });
 }

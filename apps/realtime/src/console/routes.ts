@@ -1,12 +1,13 @@
 // The console's HTTP side, mounted under `{path}/console`: the front end's files, the token sign-in, and the JSON
 // and server-sent-event routes it reads. Every data route needs a session (401 without), and every state-changing
-// one also its CSRF token and a same-origin request.
+// one also its CSRF token and a same-origin request. Wrong tokens are limited per client address (429 past it).
 
 import { type Context, Hono, type MiddlewareHandler } from 'hono';
 import { getCookie, setCookie } from 'hono/cookie';
 import { z } from 'zod';
 import { addAppRoutes, fail } from './app-routes.js';
 import { CSRF_HEADER, SESSION_COOKIE } from './auth.js';
+import { createSignInLimit } from './sign-in-limit.js';
 import { signInPage } from './sign-in-page.js';
 import type { ConsoleEnv, ConsoleRoutesOptions } from './types.js';
 
@@ -19,6 +20,22 @@ export function createConsoleRoutes(options: ConsoleRoutesOptions): Hono<Console
   const app = new Hono<ConsoleEnv>({ strict: false }).basePath(base);
   const secure = (c: Context) =>
     new URL(c.req.url).protocol === 'https:' || c.req.header('x-forwarded-proto') === 'https';
+
+  const signIns = createSignInLimit();
+  // A request whose address the server cannot tell (neither transport fails to) shares one budget with all such.
+  const clientOf = (c: Context<ConsoleEnv>) => c.env.clientAddress ?? '';
+  /** The 429 answer to an address with no sign-in attempt left, else undefined. */
+  const overLimit = (c: Context<ConsoleEnv>) => {
+    const wait = signIns.wait(clientOf(c));
+    if (wait === 0) return undefined;
+    c.header('retry-after', String(wait));
+    return fail(
+      c,
+      429,
+      'too_many_attempts',
+      `Too many wrong tokens from this address; try again in ${wait} s`,
+    );
+  };
 
   const startSession = (c: Context) => {
     setCookie(c, SESSION_COOKIE, auth.issue(), {
@@ -52,7 +69,10 @@ export function createConsoleRoutes(options: ConsoleRoutesOptions): Hono<Console
   app.get('/', (c) => {
     const token = c.req.query('token');
     if (token !== undefined) {
+      const refused = overLimit(c);
+      if (refused) return refused;
       if (!auth.checkToken(token)) {
+        signIns.failed(clientOf(c));
         return c.html(signInPage(base, 'That token is not this server’s console token.'), 401, {
           'referrer-policy': 'no-referrer',
         });
@@ -69,12 +89,15 @@ export function createConsoleRoutes(options: ConsoleRoutesOptions): Hono<Console
 
   app.post('/api/session', async (c) => {
     if (!sameOrigin(c)) return fail(c, 403, 'cross_origin', 'Sign in from the console’s own page');
+    const refused = overLimit(c);
+    if (refused) return refused;
     const type = c.req.header('content-type') ?? '';
     const raw = type.includes('json')
       ? await c.req.json().catch(() => undefined)
       : Object.fromEntries(Object.entries(await c.req.parseBody().catch(() => ({}))));
     const body = signInBody.safeParse(raw);
     if (!body.success || !auth.checkToken(body.data.token)) {
+      signIns.failed(clientOf(c));
       return fail(c, 401, 'bad_token', 'That token is not this server’s console token');
     }
     startSession(c);

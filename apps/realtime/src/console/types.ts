@@ -1,6 +1,6 @@
 // The shapes the console's routes share.
 
-import type { RealtimeServer } from '@herald/realtime-server';
+import type { HttpConnection, RealtimeServer } from '@herald/realtime-server';
 import type { WebhookDelivery } from '@herald/webhooks';
 import type { ServedApp } from '../app-source.js';
 import type { Asset } from './assets.js';
@@ -26,5 +26,8 @@ export interface ConsoleRoutesOptions {
   readonly assets: ReadonlyMap<string, Asset>;
 }
 
-/** The hono environment of the console's routes: the session the middleware found. */
-export type ConsoleEnv = { Variables: { session: ConsoleSession } };
+/**
+ * The hono environment of the console's routes: the connection the server hands over beside each request (its
+ * client address), and the session the middleware found.
+ */
+export type ConsoleEnv = { Bindings: HttpConnection; Variables: { session: ConsoleSession } };

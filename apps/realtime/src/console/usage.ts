@@ -1,21 +1,30 @@
 // Usage an operator console charts: messages in and out, and connections, per minute over the last day, sampled
-// from the plain per-app counts the server keeps for its metrics (nothing is added to the socket paths).
+// from the plain per-app counts the server keeps for its metrics (nothing is added to the socket paths). Alone, a
+// node keeps its own minutes in memory; in a cluster every node adds its samples to a shared store (Redis) and the
+// console reads the cluster's sums from there.
 
 import type { RealtimeServer } from '@herald/realtime-server';
+import type { RedisUsageMinute, RedisUsageSample, RedisUsageStore } from '@herald/scaling-redis';
 
 const MINUTE = 60_000;
 const DAY_MINUTES = 24 * 60;
 /** How often the counts are read; also the window of the messages-per-second rates. */
 export const SAMPLE_MS = 5_000;
 
-/** One minute of an app's usage. */
-interface Bucket {
-  readonly minute: number;
-  in: number;
-  out: number;
-  /** The most connections seen open in the minute. */
-  connections: number;
-}
+/** One minute of an app's usage: its start (ms since the epoch), messages in and out, and its most connections. */
+export type UsageMinute = RedisUsageMinute;
+
+/** A minute this node is counting. */
+type Bucket = { -readonly [K in keyof UsageMinute]: UsageMinute[K] };
+
+/** One node's sample of one app, as it is added to a {@link UsageStore}. */
+export type UsageSample = RedisUsageSample;
+
+/**
+ * Where the nodes of a cluster add their samples up: `createRedisUsage` of @herald/scaling-redis (its types only
+ * are imported here; a node alone never loads the package).
+ */
+export type UsageStore = Pick<RedisUsageStore, 'record' | 'minutes' | 'rates'>;
 
 /** A series for a chart: start times (seconds since the epoch, as uPlot takes them) and values. */
 export interface UsageSeries {
@@ -28,29 +37,44 @@ export interface UsageSeries {
 /** What the console reads. */
 export interface Usage {
   /** The last hour per minute, and the last day per 15 minutes (connections: the most in each step). */
-  series(appId: string, now?: number): { hour: UsageSeries; day: UsageSeries };
+  series(appId: string, now?: number): Promise<{ hour: UsageSeries; day: UsageSeries }>;
   /** Messages per second in and out over the last sample window. */
-  rates(appId: string): { in: number; out: number };
+  rates(appId: string): Promise<{ in: number; out: number }>;
   /** Reads the counts now (the timer does so every {@link SAMPLE_MS}). */
   sample(now?: number): void;
   stop(): void;
 }
 
 interface Tracked {
+  /** The totals at the last sample (what its minutes count from). */
   lastIn: number;
   lastOut: number;
+  /** The totals at the last rated sample (what the rates count from). */
+  ratedIn: number;
+  ratedOut: number;
   rateIn: number;
   rateOut: number;
+  /** The last sample added to the store was all zeros: the next one like it is left out. */
+  quiet: boolean;
   readonly buckets: Bucket[];
 }
 
-export function createUsage(server: Pick<RealtimeServer, 'metrics'>, appIds: () => readonly string[]): Usage {
+/**
+ * Samples the server's per-app counters every {@link SAMPLE_MS}; with a `store`, every sample of an app with anything
+ * to tell is added to it too, and the console's reads come from it (the whole cluster's usage).
+ */
+export function createUsage(
+  server: Pick<RealtimeServer, 'metrics'>,
+  appIds: () => readonly string[],
+  store?: UsageStore,
+): Usage {
   const apps = new Map<string, Tracked>();
   let lastSample = Date.now();
 
   function sample(now = Date.now()): void {
     const seconds = (now - lastSample) / 1000;
-    // A read on demand (a console opening its charts) right after the timer's keeps the last rates.
+    // A read on demand (a console opening its charts) right after the timer's keeps the last rates; the next rated
+    // sample counts its messages in.
     const rated = seconds >= 1;
     if (rated) lastSample = now;
     const minute = Math.floor(now / MINUTE) * MINUTE;
@@ -61,7 +85,17 @@ export function createUsage(server: Pick<RealtimeServer, 'metrics'>, appIds: () 
       const totalOut = counts.sent.value;
       let tracked = apps.get(appId);
       if (!tracked) {
-        tracked = { lastIn: totalIn, lastOut: totalOut, rateIn: 0, rateOut: 0, buckets: [] };
+        // From zero, as the server's counts start: what came before the app's first sample is counted too.
+        tracked = {
+          lastIn: 0,
+          lastOut: 0,
+          ratedIn: 0,
+          ratedOut: 0,
+          rateIn: 0,
+          rateOut: 0,
+          quiet: false,
+          buckets: [],
+        };
         apps.set(appId, tracked);
       }
       const gainedIn = totalIn - tracked.lastIn;
@@ -69,8 +103,10 @@ export function createUsage(server: Pick<RealtimeServer, 'metrics'>, appIds: () 
       tracked.lastIn = totalIn;
       tracked.lastOut = totalOut;
       if (rated) {
-        tracked.rateIn = gainedIn / seconds;
-        tracked.rateOut = gainedOut / seconds;
+        tracked.rateIn = (totalIn - tracked.ratedIn) / seconds;
+        tracked.rateOut = (totalOut - tracked.ratedOut) / seconds;
+        tracked.ratedIn = totalIn;
+        tracked.ratedOut = totalOut;
       }
       let bucket = tracked.buckets.at(-1);
       if (bucket?.minute !== minute) {
@@ -82,6 +118,7 @@ export function createUsage(server: Pick<RealtimeServer, 'metrics'>, appIds: () 
       bucket.in += gainedIn;
       bucket.out += gainedOut;
       bucket.connections = Math.max(bucket.connections, counts.connections.value);
+      if (store) report(store, appId, tracked, { minute, in: gainedIn, out: gainedOut, bucket });
     }
   }
 
@@ -90,20 +127,48 @@ export function createUsage(server: Pick<RealtimeServer, 'metrics'>, appIds: () 
 
   return {
     sample,
-    rates(appId) {
+    async rates(appId) {
+      if (store) return { ...(await store.rates(appId)) };
       const tracked = apps.get(appId);
       return { in: tracked?.rateIn ?? 0, out: tracked?.rateOut ?? 0 };
     },
-    series(appId, now = Date.now()) {
-      const buckets = apps.get(appId)?.buckets ?? [];
+    async series(appId, now = Date.now()) {
+      const buckets = store
+        ? await store.minutes(appId, now - (DAY_MINUTES - 1) * MINUTE, now)
+        : (apps.get(appId)?.buckets ?? []);
       return { hour: stepped(buckets, now, 1, 60), day: stepped(buckets, now, 15, DAY_MINUTES / 15) };
     },
     stop: () => clearInterval(timer),
   };
 }
 
+/** Adds an app's sample to the store, unless it and the one before it were all zeros (an idle app costs nothing). */
+function report(
+  store: UsageStore,
+  appId: string,
+  tracked: Tracked,
+  gained: { readonly minute: number; readonly in: number; readonly out: number; readonly bucket: Bucket },
+): void {
+  const quiet =
+    gained.in === 0 &&
+    gained.out === 0 &&
+    gained.bucket.connections === 0 &&
+    tracked.rateIn === 0 &&
+    tracked.rateOut === 0;
+  if (quiet && tracked.quiet) return;
+  tracked.quiet = quiet;
+  store.record(appId, {
+    minute: gained.minute,
+    in: gained.in,
+    out: gained.out,
+    peakConnections: gained.bucket.connections,
+    rateIn: tracked.rateIn,
+    rateOut: tracked.rateOut,
+  });
+}
+
 /** `steps` points of `minutes` each, ending with the current one; empty steps count zero. */
-function stepped(buckets: readonly Bucket[], now: number, minutes: number, steps: number): UsageSeries {
+function stepped(buckets: readonly UsageMinute[], now: number, minutes: number, steps: number): UsageSeries {
   const size = minutes * MINUTE;
   const last = Math.floor(now / size) * size;
   const first = last - (steps - 1) * size;

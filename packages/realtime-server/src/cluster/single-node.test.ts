@@ -75,10 +75,17 @@ describe('SingleNode', () => {
       count: 2,
     });
     expect(node.presenceUsers('1', 'presence-room')).toEqual(['alice', 'bob']);
+    expect(node.presenceMembers('1', 'presence-room')).toEqual(withBob.snapshot);
     expect(node.leavePresence('1', 'presence-room', '1.1')).toEqual({ removed: false, userId: 'alice' });
     expect(node.leavePresence('1', 'presence-room', '1.2')).toEqual({ removed: true, userId: 'alice' });
     expect(node.leavePresence('1', 'presence-room', '1.2')).toEqual({ removed: false, userId: undefined });
     expect(node.presenceUsers('1', 'presence-room')).toEqual(['bob']);
+    expect(node.presenceMembers('1', 'presence-room')).toEqual({
+      ids: ['bob'],
+      hash: { bob: null },
+      count: 1,
+    });
+    expect(node.presenceMembers('1', 'presence-empty')).toEqual({ ids: [], hash: {}, count: 0 });
   });
 
   it('refuses a new member of a full presence channel, but not another socket of a member', async () => {

@@ -14,6 +14,7 @@ import {
   type ClusterPresenceJoin,
   type ClusterPresenceLeave,
   ClusterState,
+  type PresenceSnapshot,
 } from '@herald/protocol-core';
 
 /** The node id a server alone reports (e.g. in its `listening` log). */
@@ -97,6 +98,10 @@ export class SingleNode implements ClusterAdapter {
 
   presenceUsers(appId: string, name: string): string[] {
     return this.#state.presenceUsers(appId, name);
+  }
+
+  presenceMembers(appId: string, name: string): PresenceSnapshot {
+    return this.#state.presenceMembers(appId, name);
   }
 
   connectionCount(appId: string): number {

@@ -29,6 +29,11 @@ export interface AddressLimits {
   /** Whether any limit is on (when not, nothing is parsed or kept). */
   readonly active: boolean;
   /**
+   * The client address of a request from `peer` carrying `forwardedFor` (see `clientAddress`), formatted; undefined
+   * when `peer` is not an address.
+   */
+  clientOf(peer: string, forwardedFor: string): string | undefined;
+  /**
    * Checks an upgrade: the client's address (the key to pass to {@link opened}) when let in, a refusal when over a
    * limit, undefined when no limit is on.
    */
@@ -61,15 +66,20 @@ export function createAddressLimits(options: AddressLimitOptions, metrics: Serve
     return new UpgradeRefusal(429, message, { 'retry-after': String(retryAfter) });
   }
 
+  function clientOf(peer: string, forwardedFor: string): string | undefined {
+    const bytes = clientAddress(peer, forwardedFor, trustedProxies);
+    return bytes && formatIp(bytes);
+  }
+
   return {
     active: maxSockets > 0 || rate > 0,
+    clientOf,
 
     admit(request, now) {
       if (maxSockets === 0 && rate === 0) return undefined;
-      const bytes = clientAddress(request.remoteAddress, request.forwardedFor, trustedProxies);
+      const address = clientOf(request.remoteAddress, request.forwardedFor);
       // A transport that cannot tell the peer (none here does) is not limited rather than lumped together.
-      if (!bytes) return undefined;
-      const address = formatIp(bytes);
+      if (address === undefined) return undefined;
       let state = addresses.get(address);
       if (maxSockets > 0 && state && state.sockets >= maxSockets) {
         return refuse('connections_per_ip', CONNECTIONS_RETRY_AFTER_SECONDS);

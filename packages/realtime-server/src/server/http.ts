@@ -6,8 +6,6 @@ import { handleWithFetch } from '../http-bridge.js';
 import type { HttpExchange } from '../transport/types.js';
 import type { ServerContext } from './state.js';
 
-const APP_IN_PATH = /\/apps\/([^/?]+)/;
-
 const notFound: FetchHandler = () =>
   new Response('{"error":"Not found"}', { status: 404, headers: { 'content-type': 'application/json' } });
 
@@ -27,21 +25,30 @@ export interface HttpRoute {
 export function createHttpRoute(
   ctx: ServerContext,
   initial: HttpHandlers,
-  limits: { readonly maxBodyBytes: number; readonly scheme: 'http' | 'https' },
+  limits: { readonly maxBodyBytes: number; readonly scheme: 'http' | 'https'; readonly path: string },
 ): HttpRoute {
   let handler: FetchHandler = initial.httpHandler ?? notFound;
   let fastPath: FastHttpHandler | undefined = initial.httpFastPath;
   const { logger, events, metrics } = ctx;
+  // The REST API's routes only (`{path}/apps/{id}/…`): a host's other routes that name an app, such as an operator
+  // console's `/console/api/apps/{id}/usage`, are not the app's API calls.
+  const restPrefix = `${limits.path}/apps/`;
+  const appOf = (path: string) => {
+    if (!path.startsWith(restPrefix)) return undefined;
+    const end = path.indexOf('/', restPrefix.length);
+    return path.slice(restPrefix.length, end < 0 ? undefined : end);
+  };
   // Built once: the wrappers read the handlers current when a request arrives.
-  const callHandler: FetchHandler = (request) => handler(request);
+  const callHandler: FetchHandler = (request, connection) => handler(request, connection);
   const callFastPath: FastHttpHandler = (request) => (fastPath as FastHttpHandler)(request);
   const base = {
     handler: callHandler,
     maxBodyBytes: limits.maxBodyBytes,
     scheme: limits.scheme,
+    clientAddress: (peer, forwardedFor) => ctx.addressLimits.clientOf(peer, forwardedFor),
     onError: (error: unknown) => logger.error('HTTP handler failed', { error }),
     onComplete: ({ status, bytesIn, bytesOut, path, method }) => {
-      const appId = APP_IN_PATH.exec(path)?.[1];
+      const appId = appOf(path);
       const counts = metrics.forHttp(appId !== undefined && ctx.apps.byId.has(appId) ? appId : '');
       counts.calls.inc();
       counts.bytesIn.inc(bytesIn);

@@ -186,6 +186,7 @@ function toExchange(request: IncomingMessage, response: ServerResponse): HttpExc
     url: path,
     query,
     headers: headerRecord(request),
+    remoteAddress: () => request.socket.remoteAddress ?? '',
     onAborted(listener) {
       response.on('close', () => {
         if (!response.writableFinished) listener();

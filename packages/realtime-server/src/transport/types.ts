@@ -84,6 +84,11 @@ export interface HttpExchange {
   readonly query: string;
   /** Header values by lower-case name (repeated headers joined with `, `). */
   readonly headers: Readonly<Record<string, string>>;
+  /**
+   * The peer's address as the socket reports it, read when asked (only before the answer, and not after an abort:
+   * uWS frees the response then). Optional: a transport without it gives handlers no client address.
+   */
+  remoteAddress?(): string;
   onAborted(listener: () => void): void;
   /** Streams the body; copy a chunk to keep it. `last` is true once, on the final call. */
   onData(listener: (chunk: Uint8Array, last: boolean) => void): void;

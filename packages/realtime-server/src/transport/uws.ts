@@ -49,6 +49,7 @@ function toExchange(res: Uws.HttpResponse, req: Uws.HttpRequest): HttpExchange {
     url: req.getUrl(),
     query: req.getQuery() ?? '',
     headers,
+    remoteAddress: () => Buffer.from(res.getRemoteAddressAsText()).toString(),
     onAborted: (listener) => {
       res.onAborted(listener);
     },

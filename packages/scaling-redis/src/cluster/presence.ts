@@ -3,6 +3,7 @@ import type {
   ClusterPresenceJoin,
   ClusterPresenceLeave,
   PresenceMember,
+  PresenceSnapshot,
 } from '@herald/protocol-core';
 import { ScalingRedisError } from '../errors.js';
 import { socketField } from '../internal/keys.js';
@@ -33,6 +34,8 @@ export interface Presence {
   /** The presence channels a node indexed. */
   indexed(node: string): Promise<string[]>;
   users(appId: string, channel: string): Promise<string[]>;
+  /** Members of a presence channel with their `user_info`, from every node. */
+  members(appId: string, channel: string): Promise<PresenceSnapshot>;
   /** Distinct users of a presence channel. */
   userCount(appId: string, channel: string): Promise<number>;
 }
@@ -43,6 +46,16 @@ function parseInfo(json: string): unknown {
   } catch {
     return null; // Written by this adapter with JSON.stringify; only a foreign writer could break it.
   }
+}
+
+/** A channel's info hash (user id → `user_info` JSON, as HGETALL answers it) as a presence snapshot. */
+function snapshotOf(flat: unknown): PresenceSnapshot {
+  const members = pairs(toStrings(flat));
+  return {
+    ids: members.map(([id]) => id),
+    hash: Object.fromEntries(members.map(([id, info]) => [id, parseInfo(info)])),
+    count: members.length,
+  };
 }
 
 /**
@@ -100,16 +113,7 @@ export function createPresence(
       if (accepted !== 1) forget();
       // Confirmed only once a terminate for the user reaches this node (the promise never rejects).
       else if (routed) await routed;
-      const members = pairs(toStrings(flat));
-      return {
-        accepted: accepted === 1,
-        added: added === 1,
-        snapshot: {
-          ids: members.map(([id]) => id),
-          hash: Object.fromEntries(members.map(([id, info]) => [id, parseInfo(info)])),
-          count: members.length,
-        },
-      };
+      return { accepted: accepted === 1, added: added === 1, snapshot: snapshotOf(flat) };
     },
 
     adopt(appId, channel, socketId, member) {
@@ -159,6 +163,13 @@ export function createPresence(
     users(appId, channel) {
       const [, users] = keys.presence(appId, channel);
       return context.read('presence users', async () => toStrings(await context.send(users, 'HKEYS', users)));
+    },
+
+    members(appId, channel) {
+      const [, , info] = keys.presence(appId, channel);
+      return context.read('presence members', async () =>
+        snapshotOf(await context.send(info, 'HGETALL', info)),
+      );
     },
 
     async userCount(appId, channel) {

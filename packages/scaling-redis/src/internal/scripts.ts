@@ -7,7 +7,8 @@ export interface Script {
   readonly sha: string;
 }
 
-function script(source: string): Script {
+/** A script from its Lua source, with the SHA1 EVALSHA names it by. */
+export function script(source: string): Script {
   return { source, sha: createHash('sha1').update(source).digest('hex') };
 }
 
@@ -27,8 +28,8 @@ export async function runScript(
   }
 }
 
-// Milliseconds from the Redis server's clock, so that nodes with skewed clocks agree on who is alive.
-const NOW = `local t = redis.call('TIME')
+/** Lua setting `now` to milliseconds from the Redis server's clock, so that nodes with skewed clocks agree on time. */
+export const NOW = `local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 `;
 
