@@ -29,6 +29,21 @@ class CommentReplied implements Notification {
   }
 }
 
+/** A comment on one post: later ones replace the unread earlier one (collapse key) and count it. */
+class Commented implements Notification {
+  readonly collapseKey = 'post-7-comments';
+  constructor(
+    private readonly actor: string,
+    readonly awayAfterSeconds: number,
+  ) {}
+  via() {
+    return ['database'];
+  }
+  toDatabase() {
+    return { title: `${this.actor} commented`, message: 'on post 7', actor: this.actor };
+  }
+}
+
 interface Recorder extends NotificationChannel {
   readonly singles: Delivery[];
   readonly digests: Delivery[][];
@@ -157,6 +172,50 @@ describe.each(STORES)('away delivery on $driver', ({ open }) => {
     clock = later(61);
     expect(await away.runDue()).toBe(1);
     expect(email.digests.map((digest) => digest.length)).toEqual([501]);
+  });
+
+  it('sends concurrent deliveries to one recipient as one digest, never one per send', async () => {
+    reset();
+    const hal = { type: 'User', id: 'hal' };
+    // Eight sends at once: on PostgreSQL each runs in its own transaction on its own connection of the pool.
+    const reports = await Promise.all(
+      Array.from({ length: 8 }, (_, index) =>
+        notifier.send(hal, new CommentReplied(`At once ${index}`, 0, 60)),
+      ),
+    );
+    clock = later(61);
+    expect(await away.runDue()).toBe(1);
+    expect(email.singles).toHaveLength(0);
+    expect(email.digests).toHaveLength(1);
+    expect(chat.digests).toHaveLength(1);
+    expect(new Set(email.digests[0]?.map((d) => d.id))).toEqual(new Set(reports.map((r) => r.ids[0])));
+    expect(await away.runDue()).toBe(0);
+  });
+
+  it('replaces a collapsed notification’s away delivery with the newest one, sent with its count', async () => {
+    reset();
+    const ivy = { type: 'User', id: 'ivy' };
+    const first = await notifier.send(ivy, new Commented('Bo', 10));
+    const second = await notifier.send(ivy, new Commented('Ada', 10));
+    clock = later(11);
+    expect(await away.runDue()).toBe(1);
+    expect(email.singles.map((d) => d.id)).toEqual([second.ids[0]]);
+    expect(email.singles.map((d) => d.id)).not.toContain(first.ids[0]);
+    expect(titleOf(email.singles[0] as Delivery)).toBe('Ada commented');
+    expect(email.singles[0]?.collapse).toEqual({ count: 2, actors: ['Ada', 'Bo'] });
+    expect(await away.runDue()).toBe(0);
+  });
+
+  it('cancels the collapsed notification’s away delivery when it is read in the bell', async () => {
+    reset();
+    const jo = { type: 'User', id: 'jo' };
+    await notifier.send(jo, new Commented('Bo', 10));
+    const second = await notifier.send(jo, new Commented('Ada', 10));
+    await opened.store.markRead({ type: 'User', id: 'jo' }, second.ids[0] as string);
+    clock = later(11);
+    await away.runDue();
+    expect(email.singles).toHaveLength(0);
+    expect(chat.singles).toHaveLength(0);
   });
 
   it('emails the address kept for the recipient when the send names none', async () => {
