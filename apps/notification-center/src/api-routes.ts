@@ -11,6 +11,7 @@ import {
   type NotificationStore,
   type NotificationUser,
   type Notifier,
+  pushEndpointsAllowed,
   type UserTokenVerifier,
 } from '@herald/notifications';
 import type { Context, Hono } from 'hono';
@@ -109,6 +110,8 @@ export async function mountApiRoutes(app: Hono, options: ApiRoutesOptions): Prom
       ...userAuth,
       subscriptions: push.subscriptions,
       publicKey: push.publicKey,
+      // The service posts to every saved endpoint: only the push services' hosts (NOTIFICATION_PUSH_ENDPOINTS).
+      endpointAllowed: pushEndpointsAllowed(config.push.endpoints),
       logger,
     }),
   );
