@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   type AwayDelivery,
@@ -177,10 +178,23 @@ describe.each(STORES)('away delivery on $driver', ({ open }) => {
   it('sends concurrent deliveries to one recipient as one digest, never one per send', async () => {
     reset();
     const hal = { type: 'User', id: 'hal' };
-    // Eight sends at once: on PostgreSQL each runs in its own transaction on its own connection of the pool.
-    const reports = await Promise.all(
-      Array.from({ length: 8 }, (_, index) =>
-        notifier.send(hal, new CommentReplied(`At once ${index}`, 0, 60)),
+    // Eight sends at once, straight to the queue so they meet in the store: on PostgreSQL each runs in its own
+    // transaction on its own connection of the pool, and without a lock each would open a digest of its own.
+    const ids = Array.from({ length: 8 }, () => randomUUID());
+    await Promise.all(
+      ids.map((id, index) =>
+        away.schedule([
+          {
+            id,
+            type: 'CommentReplied',
+            owner: hal,
+            data: { title: `At once ${index}`, message: 'concurrent' },
+            channels: ['email', 'chat'],
+            routes: {},
+            dueAt: new Date(Date.now() + index),
+            digestWindowSeconds: 60,
+          },
+        ]),
       ),
     );
     clock = later(61);
@@ -188,7 +202,7 @@ describe.each(STORES)('away delivery on $driver', ({ open }) => {
     expect(email.singles).toHaveLength(0);
     expect(email.digests).toHaveLength(1);
     expect(chat.digests).toHaveLength(1);
-    expect(new Set(email.digests[0]?.map((d) => d.id))).toEqual(new Set(reports.map((r) => r.ids[0])));
+    expect(new Set(email.digests[0]?.map((d) => d.id))).toEqual(new Set(ids));
     expect(await away.runDue()).toBe(0);
   });
 
