@@ -11,7 +11,6 @@ import {
   type NotificationStore,
   type NotificationUser,
   type Notifier,
-  pushEndpointsAllowed,
   type UserTokenVerifier,
 } from '@herald/notifications';
 import type { Context, Hono } from 'hono';
@@ -111,7 +110,7 @@ export async function mountApiRoutes(app: Hono, options: ApiRoutesOptions): Prom
       subscriptions: push.subscriptions,
       publicKey: push.publicKey,
       // The service posts to every saved endpoint: only the push services' hosts (NOTIFICATION_PUSH_ENDPOINTS).
-      endpointAllowed: pushEndpointsAllowed(config.push.endpoints),
+      endpointAllowed: push.endpointAllowed,
       logger,
     }),
   );

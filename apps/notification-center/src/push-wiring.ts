@@ -7,6 +7,7 @@ import {
   type NotificationLogger,
   type NotificationStore,
   type PushSubscriptions,
+  pushEndpointsAllowed,
   type VapidKeys,
 } from '@herald/notifications';
 import { createSecretCipher } from '@herald/protocol-core';
@@ -22,6 +23,8 @@ export interface CenterPush {
   readonly channel: WebPushChannel;
   readonly subscriptions: PushSubscriptions;
   readonly publicKey: string;
+  /** Which push endpoints are saved and pushed to (NOTIFICATION_PUSH_ENDPOINTS). */
+  readonly endpointAllowed: (endpoint: URL) => boolean;
   close(): void;
 }
 
@@ -56,14 +59,23 @@ export async function createCenterPush(
   const agent = push.caFile
     ? new Agent({ keepAlive: true, ca: [...rootCertificates, await readFile(push.caFile, 'utf8')] })
     : undefined;
+  const endpointAllowed = pushEndpointsAllowed(push.endpoints);
   const channel = createWebPushChannel({
     vapid: { ...keys, subject: push.subject },
     subscriptions,
     ttlSeconds: push.ttlSeconds,
     agent,
+    // Subscriptions saved before NOTIFICATION_PUSH_ENDPOINTS narrowed the hosts get no push either.
+    endpointAllowed,
     logger,
   });
-  return { channel, subscriptions, publicKey: keys.publicKey, close: () => agent?.destroy() };
+  return {
+    channel,
+    subscriptions,
+    publicKey: keys.publicKey,
+    endpointAllowed,
+    close: () => agent?.destroy(),
+  };
 }
 
 const workerSource = readFile(new URL('../static/notification-sw.js', import.meta.url), 'utf8');
