@@ -109,6 +109,8 @@ export async function mountApiRoutes(app: Hono, options: ApiRoutesOptions): Prom
       ...userAuth,
       subscriptions: push.subscriptions,
       publicKey: push.publicKey,
+      // The service posts to every saved endpoint: only the push services' hosts (NOTIFICATION_PUSH_ENDPOINTS).
+      endpointAllowed: push.endpointAllowed,
       logger,
     }),
   );

@@ -42,6 +42,11 @@ export async function createNotificationCenter(
   logger: NotificationLogger,
 ): Promise<NotificationCenter> {
   const store = await createNotificationStore({ ...config.database, logger });
+  // First, so a VAPID key the store cannot open (NOTIFICATION_STORE_KEY) stops the start before anything else opens.
+  const push = await createCenterPush(config, store, logger).catch(async (error: unknown) => {
+    await store.close();
+    throw error;
+  });
   const broadcaster = config.realtime ? createBroadcaster(config.realtime) : undefined;
   const channels: Record<string, NotificationChannel> = { database: createDatabaseChannel({ store }) };
   if (broadcaster) channels.broadcast = createBroadcastChannel({ broadcaster });
@@ -59,7 +64,6 @@ export async function createNotificationCenter(
     : undefined;
   if (email) channels.email = email;
   // `push`: Web Push to every browser a user turned it on in, with the configured or the store's VAPID keys.
-  const push = await createCenterPush(config.push, store, logger);
   channels.push = push.channel;
   // Away channels: every channel that reaches a person outside the page (email, team chat, Web Push).
   const awayChannels = Object.fromEntries(

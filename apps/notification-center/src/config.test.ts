@@ -31,9 +31,39 @@ describe('configFromEnv', () => {
           subject: 'mailto:notifications@localhost',
           ttlSeconds: 86_400,
           caFile: undefined,
+          endpoints: [
+            'fcm.googleapis.com',
+            'updates.push.services.mozilla.com',
+            '*.push.services.mozilla.com',
+            '*.push.apple.com',
+            '*.notify.windows.com',
+          ],
         },
+        storeKey: undefined,
       },
     });
+  });
+
+  it('reads the push endpoints’ hosts and the store key, naming what is wrong without repeating a key', () => {
+    const key = 'ab'.repeat(32);
+    const good = configFromEnv({
+      NOTIFICATION_PUSH_ENDPOINTS: ' 127.0.0.1:8443, *.push.example ',
+      NOTIFICATION_STORE_KEY: key,
+    });
+    expect(good.ok && good.config.push.endpoints).toEqual(['127.0.0.1:8443', '*.push.example']);
+    expect(good.ok && Buffer.from(good.config.storeKey ?? []).toString('hex')).toBe(key);
+    const bad = configFromEnv({
+      NOTIFICATION_PUSH_ENDPOINTS: 'https://push.example/x',
+      NOTIFICATION_STORE_KEY: 'not-a-key-but-secret',
+    });
+    expect(bad.ok).toBe(false);
+    const problems = bad.ok ? [] : bad.problems;
+    expect(problems).toHaveLength(2);
+    expect(problems[0]).toMatch(
+      /^NOTIFICATION_PUSH_ENDPOINTS: "https:\/\/push.example\/x" is not a host pattern/,
+    );
+    expect(problems[1]).toMatch(/^NOTIFICATION_STORE_KEY: must be 32 bytes/);
+    expect(problems[1]).not.toContain('not-a-key-but-secret');
   });
 
   it('reads the VAPID keys as a pair, and the subject from the mail sender unless set', () => {

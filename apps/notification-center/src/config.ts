@@ -1,9 +1,11 @@
 import {
   DEFAULT_USER_TOKEN_AUDIENCE,
+  isPushEndpointPattern,
+  KNOWN_PUSH_SERVICES,
   type NotificationTypeSettings,
   notificationTypeSettingsSchema,
 } from '@herald/notifications';
-import { hmacHex } from '@herald/protocol-core';
+import { hmacHex, parseStoreKey } from '@herald/protocol-core';
 import { z } from 'zod';
 
 /** The placeholder session secret: fine on a laptop, refused when NODE_ENV=production. */
@@ -109,7 +111,42 @@ export const envSchema = z
     NOTIFICATION_PUSH_TTL: z.coerce.number().int().min(0).max(2_419_200).default(86_400),
     /** A PEM file of CA certificates trusted for push services besides the usual ones. */
     NOTIFICATION_PUSH_CA_FILE: z.string().min(1).optional(),
+    /**
+     * Comma-separated hosts browsers' push endpoints may be on (`push.example`, `*.push.example`, `host:port`, `*`
+     * for any); the known push services when unset. The service posts to these, so keep the list short.
+     */
+    NOTIFICATION_PUSH_ENDPOINTS: z
+      .string()
+      .optional()
+      .transform((text, ctx) => {
+        if (text === undefined || text.trim() === '') return [...KNOWN_PUSH_SERVICES];
+        const patterns = text
+          .split(',')
+          .map((item) => item.trim())
+          .filter(Boolean);
+        for (const pattern of patterns.filter((item) => !isPushEndpointPattern(item))) {
+          ctx.addIssue({
+            code: 'custom',
+            message: `"${pattern}" is not a host pattern such as fcm.googleapis.com, *.push.apple.com or 127.0.0.1:8443`,
+          });
+        }
+        return patterns;
+      }),
     // --- end Web Push ---
+    /**
+     * 32 bytes (64 hex characters or base64) that seal secrets the store keeps (the generated VAPID private key)
+     * with AES-256-GCM; unset: kept in plaintext.
+     */
+    NOTIFICATION_STORE_KEY: z
+      .string()
+      .optional()
+      .transform((text, ctx) => {
+        if (text === undefined || text === '') return undefined;
+        const parsed = parseStoreKey(text);
+        if (parsed.ok) return parsed.value;
+        ctx.addIssue({ code: 'custom', message: parsed.error });
+        return z.NEVER;
+      }),
     /** Comma-separated origins of host pages allowed to call the user routes cross-origin (CORS). */
     NOTIFICATION_CORS_ORIGINS: z
       .string()
@@ -193,6 +230,8 @@ export interface CenterConfig {
   readonly types: Readonly<Record<string, NotificationTypeSettings>>;
   /** Web Push (the `push` away channel). */
   readonly push: PushConfig;
+  /** The key secrets at rest are sealed with (NOTIFICATION_STORE_KEY); undefined: kept in plaintext. */
+  readonly storeKey: Uint8Array | undefined;
 }
 
 /** Web Push settings: the VAPID keys when configured (else the store's), the VAPID subject, TTL, extra CAs. */
@@ -201,6 +240,8 @@ export interface PushConfig {
   readonly subject: string;
   readonly ttlSeconds: number;
   readonly caFile: string | undefined;
+  /** The host patterns browsers' push endpoints may be on (the known push services by default). */
+  readonly endpoints: readonly string[];
 }
 
 /** The VAPID subject: the one set, else the mail sender's address (`Name <addr>` or `addr`) as a mailto:. */
@@ -276,7 +317,9 @@ export function configFromEnv(
         subject: vapidSubjectOf(e.NOTIFICATION_VAPID_SUBJECT, e.NOTIFICATION_MAIL_FROM),
         ttlSeconds: e.NOTIFICATION_PUSH_TTL,
         caFile: e.NOTIFICATION_PUSH_CA_FILE,
+        endpoints: e.NOTIFICATION_PUSH_ENDPOINTS,
       },
+      storeKey: e.NOTIFICATION_STORE_KEY,
     },
   };
 }

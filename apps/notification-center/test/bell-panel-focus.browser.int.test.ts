@@ -71,9 +71,10 @@ describe('the panel’s focus trap', () => {
     expect(await page.locator(`[id="${heading}"]`).textContent()).toBe('Notifications');
 
     // Close, the chosen tab (the others are reached by arrow keys), mark all read; per item: open, mark read,
-    // archive, snooze, delete (+ Reply on the first); below the list, "Turn on browser notifications".
+    // archive, snooze, delete (+ Reply on the first); below the list, "Turn on browser notifications" and
+    // "Devices with browser notifications".
     const count = await tagStops(page);
-    expect(count).toBe(15);
+    expect(count).toBe(16);
     const first = await focused(page);
     expect(first).toBe('3'); // opening moved focus to the first item
 

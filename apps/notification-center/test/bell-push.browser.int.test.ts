@@ -7,6 +7,7 @@ import {
   type SubscriptionJson,
   startPushServiceDouble,
 } from '../../../packages/web-push-channel/test/push-service-double.js';
+import { offScreen, seriousViolations, settled } from './bell-audit.js';
 import { launchChromium, openPage, type RunningCenter, startCenter } from './browser.js';
 import { TOKEN_SECRET, tokenFor } from './token-service.js';
 
@@ -16,7 +17,8 @@ import { TOKEN_SECRET, tokenFor } from './token-service.js';
 // What cannot run here, and what stands in for it: Chromium subscribes through Google's push service (FCM),
 // which is not reachable (and --disable-background-networking keeps Chromium from trying), so the page's
 // `PushManager.prototype.subscribe` is replaced by an init script that records the options it was called with
-// and answers a subscription the TEST provides, made by the push service double
+// and answers a subscription the TEST provides (`getSubscription` then answers it, and its `unsubscribe` is
+// counted: the browser itself has no subscription to give), made by the push service double
 // (packages/web-push-channel/test/push-service-double.ts, an RFC 8030/8291/8292 double). Everything else is the
 // browser's own: the permission (granted or denied through the browser), the worker's registration and
 // activation, and the requests to the center's API. A push to that subscription then goes out through the
@@ -28,7 +30,8 @@ const API_SECRET = 'bell-push-tests-api-secret-01';
 // PostgreSQL rather than PGlite: it starts in a moment on a busy machine.
 const SCHEMA = randomSchema('herald_nc_bell_push');
 const RECORD_PUSH = `
-  window.__push = { permissionAsks: 0, subscribeCalls: [] };
+  window.__push = { permissionAsks: 0, subscribeCalls: [], unsubscribeCalls: 0 };
+  let current = null;
   const ask = Notification.requestPermission.bind(Notification);
   Notification.requestPermission = (...args) => { window.__push.permissionAsks += 1; return ask(...args); };
   PushManager.prototype.subscribe = async function (options) {
@@ -36,13 +39,17 @@ const RECORD_PUSH = `
     const key = btoa(String.fromCharCode(...bytes)).replace(/\\+/g, '-').replace(/\\//g, '_').replace(/=+$/, '');
     window.__push.subscribeCalls.push({ userVisibleOnly: options.userVisibleOnly, key });
     const json = window.__testSubscription;
-    return { endpoint: json.endpoint, toJSON: () => json };
+    const unsubscribe = async () => { window.__push.unsubscribeCalls += 1; current = null; return true; };
+    current = { endpoint: json.endpoint, toJSON: () => json, unsubscribe };
+    return current;
   };
+  PushManager.prototype.getSubscription = async function () { return current; };
 `;
 
 type Recorded = {
   permissionAsks: number;
   subscribeCalls: Array<{ userVisibleOnly: boolean; key: string }>;
+  unsubscribeCalls: number;
 };
 
 describe('the bell’s browser notifications control', () => {
@@ -58,6 +65,8 @@ describe('the bell’s browser notifications control', () => {
         NOTIFICATION_USER_TOKEN_SECRET: TOKEN_SECRET,
         NOTIFICATION_API_SECRET: API_SECRET,
         NOTIFICATION_PUSH_CA_FILE: service.caFile,
+        // The double listens on loopback, which no default push service host is.
+        NOTIFICATION_PUSH_ENDPOINTS: '127.0.0.1',
         DATABASE_URL: POSTGRES_URL,
         NOTIFICATION_DATABASE_SCHEMA: SCHEMA,
       },
@@ -123,6 +132,7 @@ describe('the bell’s browser notifications control', () => {
     expect(await recorded(page)).toEqual({
       permissionAsks: 1,
       subscribeCalls: [{ userVisibleOnly: true, key: publicKey }],
+      unsubscribeCalls: 0,
     });
     const workers = await page.evaluate(async () =>
       (await navigator.serviceWorker.getRegistrations()).map((registration) => ({
@@ -186,6 +196,69 @@ describe('the bell’s browser notifications control', () => {
     expect(await shown()).toEqual([
       { title: 'Pushed', body: 'to the browser', url: 'https://app.example/pushed' },
     ]);
+    expect(errors).toEqual([]);
+    await context.close();
+  });
+
+  it('turns browser notifications off again, and lists the user’s devices with a remove button each', async () => {
+    const here = service.subscribe(publicKey);
+    const token = await tokenFor('dee');
+    const endpointsOfDee = async () => {
+      const listed = await fetch(`${running.base}/notification/push/subscriptions.json`, {
+        headers: { authorization: `Bearer ${token}` },
+      });
+      return ((await listed.json()) as { data: Array<{ endpoint: string }> }).data.map(
+        (item) => item.endpoint,
+      );
+    };
+    // Dee's phone, saved as its bell would have saved it.
+    const phone = service.subscribe(publicKey);
+    const saved = await fetch(`${running.base}/notification/push/subscriptions.json`, {
+      method: 'POST',
+      headers: {
+        authorization: `Bearer ${token}`,
+        'content-type': 'application/json',
+        'user-agent': 'Mozilla/5.0 (Android 15; Mobile; rv:140.0) Gecko/140.0 Firefox/140.0',
+      },
+      body: JSON.stringify(phone),
+    });
+    expect(saved.status).toBe(201);
+    const { context, page, errors } = await openBell('dee', async (page) => {
+      await page.context().grantPermissions(['notifications'], { origin: running.base });
+      await page.addInitScript((json) => {
+        (window as unknown as { __testSubscription: unknown }).__testSubscription = json;
+      }, here);
+    });
+    await page.getByRole('button', { name: 'Turn on browser notifications' }).click();
+    await page.locator('.herald-bell__push-on').waitFor();
+
+    const devices = page.getByRole('button', { name: 'Devices with browser notifications' });
+    expect(await devices.getAttribute('aria-expanded')).toBe('false');
+    await devices.click();
+    const names = page.locator('.herald-bell__push-device-name');
+    await expect
+      .poll(() => names.allTextContents())
+      .toEqual(['Firefox · Android', 'Chrome · Linux (this device)']);
+    expect(await devices.getAttribute('aria-expanded')).toBe('true');
+    expect(await seriousViolations(page)).toEqual([]);
+    // Phones: the control, the list and each remove button stay across the screen.
+    for (const width of [320, 360, 375]) {
+      await page.setViewportSize({ width, height: 700 });
+      await settled(page);
+      expect(await offScreen(page), `${width} px`).toEqual([]);
+      expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(width);
+    }
+
+    await page.getByRole('button', { name: 'Remove Firefox · Android' }).click();
+    await expect.poll(() => names.allTextContents()).toEqual(['Chrome · Linux (this device)']);
+    expect(await endpointsOfDee()).toEqual([here.endpoint]);
+
+    await page.getByRole('button', { name: 'Turn off browser notifications' }).click();
+    await page.getByRole('button', { name: 'Turn on browser notifications' }).waitFor();
+    expect(await page.locator('.herald-bell__push-on').isVisible()).toBe(false);
+    expect(await endpointsOfDee()).toEqual([]);
+    expect((await recorded(page)).unsubscribeCalls).toBe(1);
+    await page.locator('.herald-bell__push-none').waitFor();
     expect(errors).toEqual([]);
     await context.close();
   });

@@ -1,10 +1,12 @@
+import { createECDH, randomBytes } from 'node:crypto';
 import {
   createNotificationClient,
   type NotificationClient,
   type SendRequest,
   signUserToken,
 } from '@herald/notifications';
-import { fence, freePort, until } from '@herald/test-kit';
+import { isSealed } from '@herald/protocol-core';
+import { fence, freePort, sql, until } from '@herald/test-kit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type SmtpSink, startSmtpSink } from '../../../packages/email-channel/test/smtp-sink.js';
 import {
@@ -59,6 +61,8 @@ describe('Web Push from the notification center', () => {
         NOTIFICATION_VAPID_SUBJECT: SUBJECT,
         // The double's self-signed certificate, trusted besides the usual roots.
         NOTIFICATION_PUSH_CA_FILE: service.caFile,
+        // The double listens on loopback, which no default push service host is.
+        NOTIFICATION_PUSH_ENDPOINTS: '127.0.0.1',
       },
       port,
     );
@@ -117,6 +121,9 @@ describe('Web Push from the notification center', () => {
     expect(saved.status).toBe(201);
     return subscription.endpoint;
   }
+
+  const publicKeyOf = (answer: { body: { data?: unknown } }) =>
+    (answer.body.data as { public_key: string }).public_key;
 
   async function endpointsOf(userId: string): Promise<string[]> {
     const listed = await api(userId, '/notification/push/subscriptions.json');
@@ -226,6 +233,77 @@ describe('Web Push from the notification center', () => {
     expect(smtp.to(carol.email)[0]?.mail.subject).toBe('5 new notifications');
   });
 
+  it('sends many sends at once to one recipient as one push and one email holding every item', async () => {
+    const gus = user('at-once');
+    const endpoint = await subscribe(gus.id);
+    const titles = Array.from({ length: 8 }, (_, index) => `At once ${index + 1}`);
+    // Eight sends at once, each its own request and its own transaction; a short window keeps the test short.
+    await Promise.all(
+      titles.map((title) =>
+        send({
+          recipients: [gus],
+          type: 'AtOnce',
+          data: { title, message: 'concurrent' },
+          away_after_seconds: 1,
+          digest_window_seconds: 2,
+        }),
+      ),
+    );
+    // A marker due after the window: once it has come, the digest (and any second one) has gone out.
+    await fencePushes('nobody', 4);
+    expect(pushesTo(endpoint)).toHaveLength(1);
+    expect(smtp.to(gus.email)).toHaveLength(1);
+    const push = pushesTo(endpoint)[0] as ReceivedPush;
+    expect(push.message.title).toBe('8 new notifications');
+    expect(push.message.ids).toHaveLength(8);
+    const mail = smtp.to(gus.email)[0]?.mail;
+    expect(mail?.subject).toBe('8 new notifications');
+    for (const title of titles) expect(mail?.text).toContain(`${title}\nconcurrent`);
+  });
+
+  it('sends a collapsed notification once, with the latest content and its count', async () => {
+    const hal = user('collapsed');
+    const endpoint = await subscribe(hal.id);
+    const comment = (actor: string) =>
+      send({
+        recipients: [hal],
+        type: 'Commented',
+        data: { title: `${actor} commented on post 7`, message: `${actor}: nice`, actor },
+        collapse_key: 'post-7',
+        away_after_seconds: 1,
+      });
+    await comment('Bo');
+    const latest = await comment('Ada');
+    await fencePushes('nobody', 2);
+    expect(pushesTo(endpoint)).toHaveLength(1);
+    expect(smtp.to(hal.email)).toHaveLength(1);
+    expect(pushesTo(endpoint)[0]?.message).toMatchObject({
+      title: 'Ada commented on post 7',
+      body: 'Ada: nice\nAda and 1 other',
+      ids: [latest.notifications[0]?.id],
+    });
+    expect(smtp.to(hal.email)[0]?.mail.text).toContain('Ada commented on post 7\nAda and 1 other\nAda: nice');
+  });
+
+  it('refuses a push endpoint on a host it does not accept, with a 400 naming why', async () => {
+    const owner = user('ssrf');
+    const subscription = service.subscribe(publicKeyOf(await api(owner.id, '/notification/push/key.json')));
+    const refused = await api(owner.id, '/notification/push/subscriptions.json', {
+      method: 'POST',
+      body: JSON.stringify({ ...subscription, endpoint: 'https://169.254.169.254/latest/meta-data' }),
+    });
+    expect(refused).toEqual({
+      status: 400,
+      body: {
+        error: {
+          code: 'endpoint_not_allowed',
+          message: "the endpoint's host 169.254.169.254 is not a push service accepted here",
+        },
+      },
+    });
+    expect(await endpointsOf(owner.id)).toEqual([]);
+  });
+
   it('gives a recipient with a bell open the bell notification and no push', async () => {
     const alice = user('online');
     const endpoint = await subscribe(alice.id);
@@ -313,5 +391,84 @@ describe('Web Push from the notification center', () => {
       limitMs: 30_000,
     });
     expect(service.refused).toEqual([]);
+  });
+});
+
+describe('the notification center’s VAPID private key at rest and its default push hosts', () => {
+  let storeEnv: Record<string, string>;
+  let cleanup: () => Promise<void>;
+  let running: RunningCenter | undefined;
+  const key = randomBytes(32).toString('hex');
+
+  beforeAll(async () => {
+    ({ env: storeEnv, cleanup } = await storeEnvFor('postgres'));
+  });
+
+  afterAll(async () => {
+    await running?.stop();
+    await cleanup?.();
+  });
+
+  async function publicKey(center: RunningCenter): Promise<string> {
+    const token = await signUserToken({ secret: TOKEN_SECRET, userId: 'keeper' });
+    const response = await fetch(`${center.base}/notification/push/key.json`, {
+      headers: { authorization: `Bearer ${token}` },
+    });
+    return ((await response.json()) as { data: { public_key: string } }).data.public_key;
+  }
+
+  const start = (storeKey?: string) =>
+    serveCenter({
+      ...storeEnv,
+      NOTIFICATION_USER_TOKEN_SECRET: TOKEN_SECRET,
+      ...(storeKey ? { NOTIFICATION_STORE_KEY: storeKey } : {}),
+    });
+
+  it('seals the generated private key with NOTIFICATION_STORE_KEY and starts again only with that key', async () => {
+    running = await start(key);
+    const first = await publicKey(running);
+    const rows = await sql(
+      `select private_key from "${storeEnv.NOTIFICATION_DATABASE_SCHEMA}".notification_vapid_keys`,
+    );
+    expect(rows.rows).toHaveLength(1);
+    expect(isSealed(rows.rows[0].private_key)).toBe(true);
+    await running.stop();
+    running = undefined;
+
+    await expect(start()).rejects.toThrow(
+      /VAPID private key is sealed \(key id [0-9a-f]{12}\); give the key it was sealed with\. set NOTIFICATION_STORE_KEY/,
+    );
+    await expect(start(randomBytes(32).toString('hex'))).rejects.toThrow(
+      /does not open it\. NOTIFICATION_STORE_KEY is not the key it was sealed with/,
+    );
+    running = await start(key);
+    expect(await publicKey(running)).toBe(first);
+  });
+
+  it('accepts only the known push services’ endpoints when NOTIFICATION_PUSH_ENDPOINTS is unset', async () => {
+    running ??= await start(key);
+    const token = await signUserToken({ secret: TOKEN_SECRET, userId: 'hosts' });
+    const post = async (endpoint: string) => {
+      const ecdh = createECDH('prime256v1');
+      ecdh.generateKeys();
+      const response = await fetch(`${running?.base}/notification/push/subscriptions.json`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+        body: JSON.stringify({
+          endpoint,
+          keys: {
+            p256dh: ecdh.getPublicKey().toString('base64url'),
+            auth: randomBytes(16).toString('base64url'),
+          },
+        }),
+      });
+      return { status: response.status, body: (await response.json()) as { error?: { code: string } } };
+    };
+    expect(await post('https://127.0.0.1:8443/push/1')).toMatchObject({
+      status: 400,
+      body: { error: { code: 'endpoint_not_allowed' } },
+    });
+    expect((await post('https://fcm.googleapis.com/fcm/send/hosts-device')).status).toBe(201);
+    expect((await post('https://web.push.apple.com/hosts-device')).status).toBe(201);
   });
 });

@@ -1,8 +1,8 @@
+import type { SecretCipher } from '@herald/protocol-core';
 import type { TransactionQuery } from './connection.js';
 import { AppStorePostgresError } from './errors.js';
 import type { Row } from './row.js';
 import { hasPlaintext, keyIdsOf, type RowOpenProblem, resealRow } from './sealed-row.js';
-import type { SecretCipher } from './secret-cipher.js';
 
 /** Runs statements in one transaction under the store's lock (the connection's `transaction`). */
 export type InTransaction = <T>(work: (query: TransactionQuery) => Promise<T>) => Promise<T>;

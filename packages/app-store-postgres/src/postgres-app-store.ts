@@ -1,3 +1,4 @@
+import { createSecretCipher } from '@herald/protocol-core';
 import type { AppFields, StoredApp } from './columns.js';
 import { createConnection } from './connection.js';
 import { AppStorePostgresError } from './errors.js';
@@ -6,7 +7,6 @@ import { type Logger, silentLogger } from './logger.js';
 import type { AppStoreMetrics } from './metrics.js';
 import { type TableNames, tableNames } from './migration.js';
 import { createQueries, type RotatedSecret } from './queries.js';
-import { createSecretCipher } from './secret-cipher.js';
 import { createWatcher, type Watcher } from './watcher.js';
 
 /** Options of {@link createPostgresAppStore}. */

@@ -1,3 +1,4 @@
+import type { SecretCipher } from '@herald/protocol-core';
 import {
   type AppFields,
   COLUMNS,
@@ -12,7 +13,6 @@ import { generateSecret } from './generate-secret.js';
 import { describeOpenProblem } from './key-rotation.js';
 import type { Row } from './row.js';
 import { openRow, sealSecret } from './sealed-row.js';
-import type { SecretCipher } from './secret-cipher.js';
 
 /** What the store's `rotateSecret` did: the app as written, its new secret, and how long the old one lasts. */
 export interface RotatedSecret {

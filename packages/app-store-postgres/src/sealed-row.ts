@@ -1,13 +1,15 @@
-import { fail, ok, type Result } from '@herald/protocol-core';
-import { isObject } from './internal/is-object.js';
-import type { Row } from './row.js';
 import {
+  fail,
   isSealed,
   type OpenProblem,
+  ok,
   openWithoutKey,
+  type Result,
   type SecretCipher,
   sealedKeyId,
-} from './secret-cipher.js';
+} from '@herald/protocol-core';
+import { isObject } from './internal/is-object.js';
+import type { Row } from './row.js';
 
 // The two places a row holds secrets: `secret`, and each entry of `previous_secrets`. Every read of a row opens
 // them here and every write seals them here, so no other module handles a sealed value.

@@ -1,3 +1,4 @@
+import type { SecretCipher } from '@herald/protocol-core';
 import { parseRow, type StoredApp } from './columns.js';
 import type { Connection, ConnectionHooks } from './connection.js';
 import { AppStorePostgresError } from './errors.js';
@@ -9,7 +10,6 @@ import type { TableNames } from './migration.js';
 import { createOutage } from './outage.js';
 import type { Row } from './row.js';
 import { hasPlaintext, openRow } from './sealed-row.js';
-import type { SecretCipher } from './secret-cipher.js';
 import { createSecretExpiry, type ExpiredSecrets, expiredSecretsOf } from './secret-expiry.js';
 
 /** Options of {@link createWatcher}: the store's connection, and the timings of the store's options. */

@@ -9,6 +9,8 @@ const item = (title: string, actionUrl?: string): EmailItem => ({
   actionUrl,
   createdAt: new Date(0),
   data: { title, message: `About ${title}` },
+  count: 1,
+  actors: [],
 });
 
 describe('defaultEmailTemplate', () => {
@@ -18,6 +20,12 @@ describe('defaultEmailTemplate', () => {
     expect(rendered.html).toContain('<a href="https://app.example/?a=1&amp;b=2">&lt;script&gt;</a>');
     expect(rendered.html).not.toContain('<script>');
     expect(rendered.text).toBe('<script>\nAbout <script>\nhttps://app.example/?a=1&b=2\n');
+  });
+
+  it('says how many a collapsed notification stands for, under its title', () => {
+    const rendered = defaultEmailTemplate({ ...item('Comments on <b>'), count: 3, actors: ['Ada <3'] });
+    expect(rendered.text).toBe('Comments on <b>\nAda <3 and 2 others\nAbout Comments on <b>\n');
+    expect(rendered.html).toContain('Ada &lt;3 and 2 others</p>');
   });
 });
 

@@ -1,4 +1,4 @@
-import { type DeliveryItem, escapeHtml } from '@herald/notifications';
+import { collapseSummaryOf, type DeliveryItem, escapeHtml } from '@herald/notifications';
 
 /** One notification as an email shows it. */
 export type EmailItem = DeliveryItem;
@@ -19,11 +19,13 @@ export type DigestTemplate = (items: readonly EmailItem[]) => RenderedEmail;
 function htmlItem(item: EmailItem): string {
   const title = escapeHtml(item.title);
   const heading = item.actionUrl ? `<a href="${escapeHtml(item.actionUrl)}">${title}</a>` : title;
-  return `<h2 style="font-size:16px;margin:0 0 4px">${heading}</h2><p style="margin:0 0 16px">${escapeHtml(item.message)}</p>`;
+  const summary = collapseSummaryOf(item);
+  const count = summary ? `<p style="margin:0 0 4px;color:#555">${escapeHtml(summary)}</p>` : '';
+  return `<h2 style="font-size:16px;margin:0 0 4px">${heading}</h2>${count}<p style="margin:0 0 16px">${escapeHtml(item.message)}</p>`;
 }
 
 function textItem(item: EmailItem): string {
-  return [item.title, item.message, item.actionUrl].filter(Boolean).join('\n');
+  return [item.title, collapseSummaryOf(item), item.message, item.actionUrl].filter(Boolean).join('\n');
 }
 
 function htmlPage(subject: string, body: string): string {

@@ -46,6 +46,7 @@ export {
   notificationStore,
 } from './plugin.js';
 export { type BellPushState, type NotificationPushComponent, notificationPush } from './push-control.js';
+export type { BellPushDevice } from './push-devices.js';
 export { type BellPushRoutes, pushRoutes } from './push-routes.js';
 export { PUSH_CONTROL_TEMPLATE } from './push-template.js';
 export { formatRelativeTime, pageLocale } from './relative-time.js';

@@ -1,5 +1,7 @@
-// Loaded on the control's click only, so it imports types alone: anything else would be shared with the first
-// chunk and split out of it, one more request for every page.
+// Loaded on the control's clicks only (turn on, turn off, devices, remove), so it imports types alone: anything else
+// would be shared with the first chunk and split out of it, one more request for every page.
+// push-devices.ts is imported from here alone, so it stays in this chunk.
+import { type BellPushDevice, pushDeviceName } from './push-devices.js';
 import type { BellPushRoutes } from './push-routes.js';
 
 /** What subscribing needs from the bell: where, how requests are signed, and with which cookies. */
@@ -31,8 +33,16 @@ function keyBytes(base64url: string): Uint8Array<ArrayBuffer> {
   return Uint8Array.from(text, (char) => char.charCodeAt(0));
 }
 
-/** A JSON call to the push routes, signed as the bell's other requests; answers `data`. */
-async function call(context: PushSubscribeContext, method: 'GET' | 'POST', url: string, body?: unknown) {
+/**
+ * A JSON call to the push routes, signed as the bell's other requests; answers `data`. A `DELETE` answered 404
+ * succeeds: the subscription is gone already (removed from another device, or by the push service).
+ */
+async function call(
+  context: PushSubscribeContext,
+  method: 'GET' | 'POST' | 'DELETE',
+  url: string,
+  body?: unknown,
+): Promise<unknown> {
   const response = await fetch(url, {
     method,
     credentials: context.credentials,
@@ -45,8 +55,17 @@ async function call(context: PushSubscribeContext, method: 'GET' | 'POST', url: 
     ...(body === undefined ? {} : { body: JSON.stringify(body) }),
   });
   const json = (await response.json().catch(() => ({}))) as { data?: unknown; error?: { message?: string } };
+  if (method === 'DELETE' && response.status === 404) return undefined;
   if (!response.ok) throw new Error(json.error?.message ?? `HTTP ${response.status}`);
-  return json.data as Record<string, unknown>;
+  return json.data;
+}
+
+/** This browser's subscription through the bell's service worker, if it has one. */
+async function currentSubscription(context: PushSubscribeContext): Promise<PushSubscription | null> {
+  const registration = await navigator.serviceWorker.getRegistration(
+    new URL(context.routes.serviceWorker, location.href).href,
+  );
+  return (await registration?.pushManager.getSubscription()) ?? null;
 }
 
 /**
@@ -58,7 +77,7 @@ export async function subscribeThisBrowser(context: PushSubscribeContext): Promi
   const registration = await activated(
     await navigator.serviceWorker.register(routes.serviceWorker, scope ? { scope } : undefined),
   );
-  const { public_key: publicKey } = await call(context, 'GET', routes.key);
+  const { public_key: publicKey } = (await call(context, 'GET', routes.key)) as { public_key?: unknown };
   const subscription =
     (await registration.pushManager.getSubscription()) ??
     (await registration.pushManager.subscribe({
@@ -66,4 +85,50 @@ export async function subscribeThisBrowser(context: PushSubscribeContext): Promi
       applicationServerKey: keyBytes(String(publicKey)),
     }));
   await call(context, 'POST', routes.subscriptions, subscription.toJSON());
+}
+
+/**
+ * Turns browser notifications off here: the server forgets this browser's subscription first (so no push is
+ * sent to it), then the browser drops it. Nothing to do when it has none.
+ */
+export async function unsubscribeThisBrowser(context: PushSubscribeContext): Promise<void> {
+  const subscription = await currentSubscription(context);
+  if (!subscription) return;
+  await call(context, 'DELETE', context.routes.subscriptions, { endpoint: subscription.endpoint });
+  await subscription.unsubscribe();
+}
+
+/** A saved subscription as the push routes list it. */
+interface SavedPushDevice {
+  readonly endpoint: string;
+  readonly label: string | null;
+  readonly user_agent: string | null;
+}
+
+/**
+ * The signed-in user's devices with browser notifications on, oldest first, each named (`unknown` for a browser
+ * not recognised), this browser's marked.
+ */
+export async function listPushDevices(
+  context: PushSubscribeContext,
+  unknown: string,
+): Promise<BellPushDevice[]> {
+  const [saved, own] = await Promise.all([
+    call(context, 'GET', context.routes.subscriptions),
+    // A browser whose worker cannot be asked still lists the devices; none of them is marked as this one.
+    currentSubscription(context).catch(() => null),
+  ]);
+  return (saved as SavedPushDevice[]).map((device) => ({
+    endpoint: device.endpoint,
+    name: pushDeviceName(device, unknown),
+    current: device.endpoint === own?.endpoint,
+  }));
+}
+
+/** Removes one of the user's devices; when it is this browser, the browser drops its subscription too. */
+export async function removePushDevice(context: PushSubscribeContext, endpoint: string): Promise<void> {
+  await call(context, 'DELETE', context.routes.subscriptions, { endpoint });
+  // The server no longer pushes to it either way; a worker that cannot be asked keeps a subscription nobody uses.
+  const own = await currentSubscription(context).catch(() => null);
+  if (own?.endpoint === endpoint) await own.unsubscribe();
 }

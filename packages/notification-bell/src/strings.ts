@@ -75,6 +75,26 @@ export interface BellStrings {
   readonly pushOn: string;
   /** Turning them on failed, with `{detail}`. */
   readonly pushFailed: string;
+  /** The button that turns them off in this browser (and forgets it on the server). */
+  readonly pushDisable: string;
+  /** Turning them off failed, with `{detail}`. */
+  readonly pushDisableFailed: string;
+  /** The button that shows the devices with browser notifications on, and the list's name. */
+  readonly pushDevices: string;
+  /** Reading the device list failed, with `{detail}`. */
+  readonly pushDevicesFailed: string;
+  /** Beside the device the page is open on. */
+  readonly pushThisDevice: string;
+  /** The visible text of a device's remove button. */
+  readonly pushRemove: string;
+  /** A device's remove button's accessible name: `{device}`. */
+  readonly pushRemoveDevice: string;
+  /** Removing a device failed, with `{detail}`. */
+  readonly pushRemoveFailed: string;
+  /** The device list when no device has them on. */
+  readonly pushNoDevices: string;
+  /** A device whose browser is not recognised. */
+  readonly pushUnknownDevice: string;
 }
 
 /** The languages shipped with the bell. Add another by giving `strings` (every key) with your `locale`. */
@@ -121,6 +141,16 @@ export const BELL_STRINGS = {
     pushEnable: 'Turn on browser notifications',
     pushOn: 'Browser notifications are on',
     pushFailed: 'Could not turn on browser notifications: {detail}.',
+    pushDisable: 'Turn off browser notifications',
+    pushDisableFailed: 'Could not turn off browser notifications: {detail}.',
+    pushDevices: 'Devices with browser notifications',
+    pushDevicesFailed: 'Could not list the devices: {detail}.',
+    pushThisDevice: 'this device',
+    pushRemove: 'Remove',
+    pushRemoveDevice: 'Remove {device}',
+    pushRemoveFailed: 'Could not remove the device: {detail}.',
+    pushNoDevices: 'No device has browser notifications on.',
+    pushUnknownDevice: 'Unknown browser',
   },
   de: {
     title: 'Benachrichtigungen',
@@ -164,6 +194,16 @@ export const BELL_STRINGS = {
     pushEnable: 'Browser-Benachrichtigungen einschalten',
     pushOn: 'Browser-Benachrichtigungen sind an',
     pushFailed: 'Browser-Benachrichtigungen konnten nicht eingeschaltet werden: {detail}.',
+    pushDisable: 'Browser-Benachrichtigungen ausschalten',
+    pushDisableFailed: 'Browser-Benachrichtigungen konnten nicht ausgeschaltet werden: {detail}.',
+    pushDevices: 'Geräte mit Browser-Benachrichtigungen',
+    pushDevicesFailed: 'Die Geräte konnten nicht geladen werden: {detail}.',
+    pushThisDevice: 'dieses Gerät',
+    pushRemove: 'Entfernen',
+    pushRemoveDevice: '{device} entfernen',
+    pushRemoveFailed: 'Das Gerät konnte nicht entfernt werden: {detail}.',
+    pushNoDevices: 'Kein Gerät hat Browser-Benachrichtigungen an.',
+    pushUnknownDevice: 'Unbekannter Browser',
   },
   fr: {
     title: 'Notifications',
@@ -207,6 +247,16 @@ export const BELL_STRINGS = {
     pushEnable: 'Activer les notifications du navigateur',
     pushOn: 'Les notifications du navigateur sont activées',
     pushFailed: 'Impossible d’activer les notifications du navigateur : {detail}.',
+    pushDisable: 'Désactiver les notifications du navigateur',
+    pushDisableFailed: 'Impossible de désactiver les notifications du navigateur : {detail}.',
+    pushDevices: 'Appareils avec les notifications du navigateur',
+    pushDevicesFailed: 'Impossible d’afficher les appareils : {detail}.',
+    pushThisDevice: 'cet appareil',
+    pushRemove: 'Retirer',
+    pushRemoveDevice: 'Retirer {device}',
+    pushRemoveFailed: 'Impossible de retirer l’appareil : {detail}.',
+    pushNoDevices: 'Aucun appareil n’a les notifications du navigateur activées.',
+    pushUnknownDevice: 'Navigateur inconnu',
   },
 } as const satisfies Record<string, BellStrings>;
 

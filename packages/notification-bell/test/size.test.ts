@@ -17,8 +17,9 @@ const DIST = fileURLToPath(new URL('../dist/', import.meta.url));
 const BUDGET = {
   // dist/index.js, alpinejs and pusher-js left to the host's bundler (unminified: the host minifies). Raised from
   // 18 KB for the inbox states (tabs with counts, archive, snooze, seen, collapse, cross-tab sync): 17.3 → 21.2 KB,
-  // and for the browser-notifications control (its subscribe step is a chunk of its own): 21.2 → 22.5 KB.
-  esModule: 23 * 1024,
+  // and for the browser-notifications control (its subscribe step is a chunk of its own): 21.2 → 22.5 KB, and for
+  // turning it off and the device list (their calls are in that chunk too): 22.5 → 23.4 KB.
+  esModule: 24 * 1024,
   // dist/notification-bell.js, Alpine included; raised from 35 KB with the inbox states and the push control (35.8 KB).
   standalone: 37 * 1024,
   standaloneLive: 24 * 1024, // dist/standalone/wsproto.js, pusher-js included

@@ -129,14 +129,12 @@ export function createAwayDelivery(options: AwayDeliveryOptions): AwayDelivery {
 
   const sendGroup = async (group: readonly DueAwayDelivery[]): Promise<void> => {
     const owner = (group[0] as DueAwayDelivery).owner;
-    const read = await queries.readIds(group.map((delivery) => delivery.id));
-    // Inbox states: a notification that expired is never delivered, as if read.
-    for (const id of await queries.expiredIds(
+    // Read in the bell, or expired (inbox states): never delivered. Collapsed: sent with its count.
+    const states = await queries.inboxStates(
       group.map((delivery) => delivery.id),
       now(),
-    ))
-      read.add(id);
-    const unread = group.filter((delivery) => !read.has(delivery.id));
+    );
+    const unread = group.filter((delivery) => !states.cancelled.has(delivery.id));
     if (unread.length === 0 || (await isPresent(owner))) return;
     const notifiable = notifiableOf(owner, unread, await queries.addressesOf(owner));
     const refused = new Map<string, ReadonlySet<string>>();
@@ -162,6 +160,7 @@ export function createAwayDelivery(options: AwayDeliveryOptions): AwayDelivery {
           type: due.type,
           createdAt: due.createdAt,
           anonymous: false,
+          collapse: states.collapsed.get(due.id),
         });
       }
     }

@@ -1,5 +1,11 @@
 import type { Notifiable, Notification } from './notification.js';
 
+/** How many notifications a collapsed one stands for (collapse key), and the actors' names, newest first. */
+export interface CollapseCount {
+  readonly count: number;
+  readonly actors: readonly string[];
+}
+
 /** One notification on its way to one notifiable; every channel it goes through sees the same id. */
 export interface Delivery {
   /** The notification's id (a UUID), the stored record's id. */
@@ -12,6 +18,11 @@ export interface Delivery {
   readonly createdAt: Date;
   /** True for an on-demand notifiable made by `route()`, which has no stored identity. */
   readonly anonymous: boolean;
+  /**
+   * Set when it stands for several notifications folded by a collapse key: away delivery reads the count from the
+   * store when it goes out ("Ada and 9 others").
+   */
+  readonly collapse?: CollapseCount | undefined;
 }
 
 /** The outcome for one delivery when a channel sends many at once: `undefined` for success, else the error. */

@@ -13,6 +13,25 @@ export interface DeliveryItem {
   readonly createdAt: Date;
   /** Everything the notification carries, extra keys included. */
   readonly data: NotificationData;
+  /** How many notifications it stands for: 1, or more when a collapse key folded earlier ones into it. */
+  readonly count: number;
+  /** The folded notifications' actors (`data.actor`), newest first; empty when none named one. */
+  readonly actors: readonly string[];
+}
+
+/**
+ * What a collapsed item says besides its own text: "Ada and 9 others" (the newest actor and how many more),
+ * "10 notifications" when no actor was named; `undefined` for an item that stands for itself alone.
+ *
+ * @example
+ * collapseSummaryOf(item); // 'Ada and 9 others'
+ */
+export function collapseSummaryOf(item: Pick<DeliveryItem, 'count' | 'actors'>): string | undefined {
+  if (item.count <= 1) return undefined;
+  const [actor] = item.actors;
+  if (actor === undefined) return `${item.count} notifications`;
+  const others = item.count - 1;
+  return `${actor} and ${others} ${others === 1 ? 'other' : 'others'}`;
 }
 
 /**
@@ -50,5 +69,7 @@ export function deliveryItemOf(delivery: Delivery, via: { channel: string; build
     actionUrl: data.action_url,
     createdAt: delivery.createdAt,
     data,
+    count: delivery.collapse?.count ?? 1,
+    actors: delivery.collapse?.actors ?? [],
   };
 }

@@ -15,7 +15,11 @@ export type NotificationErrorCode =
   /** The notification service answered a client's request with an error, or could not be reached. */
   | 'request_failed'
   /** Whether a recipient has a bell open could not be told (the real-time server refused or was not reached). */
-  | 'presence_failed';
+  | 'presence_failed'
+  /** A secret the store keeps is sealed (encrypted at rest) and no key was given to open it. */
+  | 'key_required'
+  /** A secret the store keeps is sealed with another key than the one given (or was altered). */
+  | 'wrong_key';
 
 /** The package's error: a code from a closed set, a message, and the cause when there is one. */
 export class NotificationError extends Error {

@@ -28,7 +28,7 @@ export {
   type NotificationChange,
   notificationChannelName,
 } from './broadcaster.js';
-export type { Delivery, DeliveryOutcome, NotificationChannel } from './channel.js';
+export type { CollapseCount, Delivery, DeliveryOutcome, NotificationChannel } from './channel.js';
 export {
   createNotificationClient,
   type NotificationClient,
@@ -36,7 +36,7 @@ export {
   type SendOptions,
 } from './client.js';
 export { createDatabaseChannel, type DatabaseChannelOptions } from './database-channel.js';
-export { type DeliveryItem, deliveryItemOf } from './delivery-item.js';
+export { collapseSummaryOf, type DeliveryItem, deliveryItemOf } from './delivery-item.js';
 export { isNotificationError, NotificationError, type NotificationErrorCode } from './errors.js';
 export type { InboxChangeOutcome, InboxQueries } from './inbox-queries.js';
 export { MAX_SEEN_IDS, MAX_SNOOZE_MS } from './inbox-routes.js';
@@ -88,11 +88,13 @@ export {
   type PushApiErrorCode,
   type PushSubscriptionApiOptions,
 } from './push-api.js';
+export { isPushEndpointPattern, KNOWN_PUSH_SERVICES, pushEndpointsAllowed } from './push-endpoints.js';
 export {
   createPushSubscriptions,
   type NewPushSubscription,
   type PushSubscriptionRecord,
   type PushSubscriptions,
+  type PushSubscriptionsOptions,
   type VapidKeys,
 } from './push-subscriptions.js';
 export {

@@ -5,6 +5,7 @@ import { z } from 'zod';
 import { describeIssues, readJsonBody } from './internal/http.js';
 import type { NotificationLogger } from './logger.js';
 import { silentNotificationLogger } from './logger.js';
+import { KNOWN_PUSH_SERVICES, pushEndpointsAllowed } from './push-endpoints.js';
 import type { PushSubscriptionRecord, PushSubscriptions } from './push-subscriptions.js';
 import type { NotifiableKey } from './record.js';
 import { createUserAuth, type UserAuthOptions } from './user-auth.js';
@@ -20,8 +21,9 @@ export interface PushSubscriptionApiOptions extends UserAuthOptions {
   /** The VAPID public key (base64url) browsers pass to `pushManager.subscribe` as `applicationServerKey`. */
   readonly publicKey: string;
   /**
-   * Which push service URLs may be saved (default: any `https:` URL). A push goes to the saved URL, so a
-   * service that knows its users' push services may narrow this.
+   * Which push service URLs may be saved: by default those of the known push services
+   * ({@link KNOWN_PUSH_SERVICES}). A push goes to the saved URL, so anything wider lets a user make the service
+   * post where they choose; `pushEndpointsAllowed([...])` makes one from host patterns.
    */
   readonly endpointAllowed?: ((endpoint: URL) => boolean) | undefined;
   readonly logger?: NotificationLogger | undefined;
@@ -30,6 +32,8 @@ export interface PushSubscriptionApiOptions extends UserAuthOptions {
 /** The error codes the push routes answer with. */
 export type PushApiErrorCode =
   | 'bad_request'
+  /** The endpoint is not on a push service this service accepts. */
+  | 'endpoint_not_allowed'
   | 'unauthenticated'
   | 'csrf_token_mismatch'
   | 'subscription_not_found'
@@ -38,6 +42,7 @@ export type PushApiErrorCode =
 
 const STATUS: Record<PushApiErrorCode, ContentfulStatusCode> = {
   bad_request: 400,
+  endpoint_not_allowed: 400,
   unauthenticated: 401,
   csrf_token_mismatch: 403,
   subscription_not_found: 404,
@@ -98,6 +103,7 @@ type Env = { Variables: { owner: NotifiableKey } };
 export function createPushSubscriptionApi(options: PushSubscriptionApiOptions): Hono<Env> {
   const { subscriptions } = options;
   const logger = options.logger ?? silentNotificationLogger;
+  const endpointAllowed = options.endpointAllowed ?? pushEndpointsAllowed(KNOWN_PUSH_SERVICES);
   const identify = createUserAuth(options);
   const app = new Hono<Env>();
   const fail = (c: Context, code: PushApiErrorCode, message: string, extra: object = {}) =>
@@ -133,9 +139,13 @@ export function createPushSubscriptionApi(options: PushSubscriptionApiOptions): 
     const body = await readBody(c, subscriptionBody);
     if ('response' in body) return body.response;
     const { endpoint, keys, expirationTime, label } = body.value;
-    if (options.endpointAllowed && !options.endpointAllowed(new URL(endpoint))) {
-      const issues = [{ path: 'endpoint', message: 'this push service is not accepted here' }];
-      return fail(c, 'validation_failed', describeIssues(issues), { issues });
+    const url = new URL(endpoint);
+    if (!endpointAllowed(url)) {
+      return fail(
+        c,
+        'endpoint_not_allowed',
+        `the endpoint's host ${url.host} is not a push service accepted here`,
+      );
     }
     const record = await subscriptions.save(c.get('owner'), {
       endpoint,

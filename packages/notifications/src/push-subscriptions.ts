@@ -1,3 +1,4 @@
+import { isSealed, openWithoutKey, type SecretCipher, sealedKeyId } from '@herald/protocol-core';
 import type { Selectable } from 'kysely';
 import { NotificationError } from './errors.js';
 import type { PushSubscriptionsTable } from './internal/schema.js';
@@ -50,12 +51,49 @@ export interface PushSubscriptions {
   removeEndpoint(endpoint: string): Promise<boolean>;
   /**
    * The store's VAPID keys: the ones kept, else `generate()`'s, kept for every later call and restart. Two
-   * services starting at once on one database agree on one pair.
+   * services starting at once on one database agree on one pair. With a `cipher`, the private key is kept sealed
+   * (one kept in plaintext is sealed on this call).
+   *
+   * @throws {NotificationError} `key_required` when the kept private key is sealed and no cipher was given,
+   * `wrong_key` when the cipher's key does not open it.
    */
   vapidKeys(generate: () => VapidKeys | Promise<VapidKeys>): Promise<VapidKeys>;
 }
 
+/** Options of {@link createPushSubscriptions}. */
+export interface PushSubscriptionsOptions {
+  /**
+   * Seals the VAPID private key at rest (AES-256-GCM: `createSecretCipher(parseStoreKey(text))` from
+   * `@herald/protocol-core`). Without it the key is kept as it is, readable by whoever reads the database.
+   */
+  readonly cipher?: SecretCipher | undefined;
+}
+
 type Row = Selectable<PushSubscriptionsTable>;
+
+/** The kept private key in plaintext, or why it cannot be opened (never the key itself). */
+function openPrivateKey(stored: string, cipher: SecretCipher | undefined): string {
+  const opened = cipher ? cipher.open(stored) : openWithoutKey(stored);
+  if (opened.ok) return opened.value;
+  const sealedWith = sealedKeyId(stored) ?? 'unknown';
+  switch (opened.error) {
+    case 'key_required':
+      throw new NotificationError(
+        'key_required',
+        `the store's VAPID private key is sealed (key id ${sealedWith}); give the key it was sealed with`,
+      );
+    case 'wrong_key':
+      throw new NotificationError(
+        'wrong_key',
+        `the store's VAPID private key is sealed with key id ${sealedWith}; the key given (key id ${cipher?.keyId}) does not open it`,
+      );
+    default:
+      throw new NotificationError(
+        'store_failed',
+        "the store's VAPID private key is not a readable sealed value",
+      );
+  }
+}
 
 function recordOf(row: Row): PushSubscriptionRecord {
   return {
@@ -69,7 +107,7 @@ function recordOf(row: Row): PushSubscriptionRecord {
   };
 }
 
-function queriesOf(connection: StoreConnection): PushSubscriptions {
+function queriesOf(connection: StoreConnection, cipher: SecretCipher | undefined): PushSubscriptions {
   const { db } = connection;
   const table = 'notification_push_subscriptions' as const;
   return {
@@ -117,20 +155,34 @@ function queriesOf(connection: StoreConnection): PushSubscriptions {
       return Number(result.numDeletedRows) > 0;
     },
     async vapidKeys(generate) {
-      const read = () =>
-        db.selectFrom('notification_vapid_keys').select(['public_key', 'private_key']).where('id', '=', 1);
+      const keysTable = 'notification_vapid_keys' as const;
+      const read = () => db.selectFrom(keysTable).select(['public_key', 'private_key']).where('id', '=', 1);
       let row = await read().executeTakeFirst();
       if (!row) {
         const fresh = await generate();
         // Whoever inserts first wins; the loser reads the winner's pair.
         await db
-          .insertInto('notification_vapid_keys')
-          .values({ id: 1, public_key: fresh.publicKey, private_key: fresh.privateKey })
+          .insertInto(keysTable)
+          .values({
+            id: 1,
+            public_key: fresh.publicKey,
+            private_key: cipher ? cipher.seal(fresh.privateKey) : fresh.privateKey,
+          })
           .onConflict((conflict) => conflict.column('id').doNothing())
           .execute();
         row = await read().executeTakeFirstOrThrow();
       }
-      return { publicKey: row.public_key, privateKey: row.private_key };
+      const privateKey = openPrivateKey(row.private_key, cipher);
+      if (cipher && !isSealed(row.private_key)) {
+        // Kept before a key was configured: sealed now, unless another service sealed it first.
+        await db
+          .updateTable(keysTable)
+          .set({ private_key: cipher.seal(privateKey) })
+          .where('id', '=', 1)
+          .where('private_key', '=', row.private_key)
+          .execute();
+      }
+      return { publicKey: row.public_key, privateKey };
     },
   };
 }
@@ -143,6 +195,8 @@ function guarded(queries: PushSubscriptions): PushSubscriptions {
       try {
         return await run(...args);
       } catch (cause) {
+        // The package's own errors (a sealed key that cannot be opened) say more than `store_failed` would.
+        if (cause instanceof NotificationError) throw cause;
         throw new NotificationError('store_failed', `${what} failed`, { cause });
       }
     };
@@ -162,10 +216,13 @@ function guarded(queries: PushSubscriptions): PushSubscriptions {
  * @throws {NotificationError} `invalid_options` when `store` was not made by `createNotificationStore`; each
  * method throws `store_failed` when the database fails.
  * @example
- * const subscriptions = createPushSubscriptions(store);
+ * const subscriptions = createPushSubscriptions(store, { cipher: createSecretCipher(key) });
  * const keys = await subscriptions.vapidKeys(() => webPush.generateVAPIDKeys());
  */
-export function createPushSubscriptions(store: NotificationStore): PushSubscriptions {
+export function createPushSubscriptions(
+  store: NotificationStore,
+  options: PushSubscriptionsOptions = {},
+): PushSubscriptions {
   const connection = storeConnectionOf(store);
   if (connection === undefined) {
     throw new NotificationError(
@@ -173,5 +230,5 @@ export function createPushSubscriptions(store: NotificationStore): PushSubscript
       'push subscriptions are kept in a store made by createNotificationStore',
     );
   }
-  return guarded(queriesOf(connection));
+  return guarded(queriesOf(connection, options.cipher));
 }

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   type AwayDelivery,
@@ -26,6 +27,21 @@ class CommentReplied implements Notification {
   }
   toDatabase() {
     return { title: this.title, message: `About ${this.title}` };
+  }
+}
+
+/** A comment on one post: later ones replace the unread earlier one (collapse key) and count it. */
+class Commented implements Notification {
+  readonly collapseKey = 'post-7-comments';
+  constructor(
+    private readonly actor: string,
+    readonly awayAfterSeconds: number,
+  ) {}
+  via() {
+    return ['database'];
+  }
+  toDatabase() {
+    return { title: `${this.actor} commented`, message: 'on post 7', actor: this.actor };
   }
 }
 
@@ -157,6 +173,63 @@ describe.each(STORES)('away delivery on $driver', ({ open }) => {
     clock = later(61);
     expect(await away.runDue()).toBe(1);
     expect(email.digests.map((digest) => digest.length)).toEqual([501]);
+  });
+
+  it('sends concurrent deliveries to one recipient as one digest, never one per send', async () => {
+    reset();
+    const hal = { type: 'User', id: 'hal' };
+    // Eight sends at once, straight to the queue so they meet in the store: on PostgreSQL each runs in its own
+    // transaction on its own connection of the pool, and without a lock each would open a digest of its own.
+    const ids = Array.from({ length: 8 }, () => randomUUID());
+    await Promise.all(
+      ids.map((id, index) =>
+        away.schedule([
+          {
+            id,
+            type: 'CommentReplied',
+            owner: hal,
+            data: { title: `At once ${index}`, message: 'concurrent' },
+            channels: ['email', 'chat'],
+            routes: {},
+            dueAt: new Date(Date.now() + index),
+            digestWindowSeconds: 60,
+          },
+        ]),
+      ),
+    );
+    clock = later(61);
+    expect(await away.runDue()).toBe(1);
+    expect(email.singles).toHaveLength(0);
+    expect(email.digests).toHaveLength(1);
+    expect(chat.digests).toHaveLength(1);
+    expect(new Set(email.digests[0]?.map((d) => d.id))).toEqual(new Set(ids));
+    expect(await away.runDue()).toBe(0);
+  });
+
+  it('replaces a collapsed notification’s away delivery with the newest one, sent with its count', async () => {
+    reset();
+    const ivy = { type: 'User', id: 'ivy' };
+    const first = await notifier.send(ivy, new Commented('Bo', 10));
+    const second = await notifier.send(ivy, new Commented('Ada', 10));
+    clock = later(11);
+    expect(await away.runDue()).toBe(1);
+    expect(email.singles.map((d) => d.id)).toEqual([second.ids[0]]);
+    expect(email.singles.map((d) => d.id)).not.toContain(first.ids[0]);
+    expect(titleOf(email.singles[0] as Delivery)).toBe('Ada commented');
+    expect(email.singles[0]?.collapse).toEqual({ count: 2, actors: ['Ada', 'Bo'] });
+    expect(await away.runDue()).toBe(0);
+  });
+
+  it('cancels the collapsed notification’s away delivery when it is read in the bell', async () => {
+    reset();
+    const jo = { type: 'User', id: 'jo' };
+    await notifier.send(jo, new Commented('Bo', 10));
+    const second = await notifier.send(jo, new Commented('Ada', 10));
+    await opened.store.markRead({ type: 'User', id: 'jo' }, second.ids[0] as string);
+    clock = later(11);
+    await away.runDue();
+    expect(email.singles).toHaveLength(0);
+    expect(chat.singles).toHaveLength(0);
   });
 
   it('emails the address kept for the recipient when the send names none', async () => {

@@ -1,4 +1,5 @@
 import { createECDH, randomBytes } from 'node:crypto';
+import { createSecretCipher, isSealed } from '@herald/protocol-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   createPushSubscriptionApi,
@@ -7,6 +8,7 @@ import {
   PUSH_SUBSCRIPTIONS_ROUTE,
   type PushSubscriptions,
 } from '../src/index.js';
+import { storeConnectionOf } from '../src/internal/store-connection.js';
 import { STORES, type TestStore } from './stores.js';
 
 /** Keys as a browser's subscription carries them: a P-256 point and a 16-byte secret, base64url. */
@@ -64,6 +66,40 @@ describe.each(STORES)('push subscriptions on $driver', ({ open }) => {
     expect(await subscriptions.vapidKeys(generate)).toEqual(first);
   });
 
+  it('seals the VAPID private key with a key, and refuses to open it without that key', async () => {
+    const plain = await subscriptions.vapidKeys(() => ({ publicKey: 'public-x', privateKey: 'private-x' }));
+    const stored = async () =>
+      (
+        await storeConnectionOf(opened.store)
+          ?.db.selectFrom('notification_vapid_keys')
+          .select('private_key')
+          .executeTakeFirstOrThrow()
+      )?.private_key as string;
+    expect(await stored()).toBe(plain.privateKey);
+    const cipher = createSecretCipher(randomBytes(32));
+    const never = () => {
+      throw new Error('the kept pair is read, never generated again');
+    };
+    // A pair kept before a key was configured is sealed on the first call with the key.
+    const sealed = createPushSubscriptions(opened.store, { cipher });
+    expect(await sealed.vapidKeys(never)).toEqual(plain);
+    expect(isSealed(await stored())).toBe(true);
+    expect(await stored()).not.toContain(plain.privateKey);
+    expect(await sealed.vapidKeys(never)).toEqual(plain);
+
+    await expect(subscriptions.vapidKeys(never)).rejects.toMatchObject({
+      code: 'key_required',
+      message: `the store's VAPID private key is sealed (key id ${cipher.keyId}); give the key it was sealed with`,
+    });
+    const other = createSecretCipher(randomBytes(32));
+    await expect(
+      createPushSubscriptions(opened.store, { cipher: other }).vapidKeys(never),
+    ).rejects.toMatchObject({
+      code: 'wrong_key',
+      message: `the store's VAPID private key is sealed with key id ${cipher.keyId}; the key given (key id ${other.keyId}) does not open it`,
+    });
+  });
+
   it('saves a browser through the API with its user agent, lists it, and deletes it', async () => {
     const endpoint = 'https://push.example/ada-laptop';
     const saved = await call('ada', 'POST', PUSH_SUBSCRIPTIONS_ROUTE, {
@@ -109,7 +145,7 @@ describe.each(STORES)('push subscriptions on $driver', ({ open }) => {
     expect(noCsrf.status).toBe(403);
   });
 
-  it('names each field at fault: not https, not a P-256 point, a secret of the wrong size, a blocked host', async () => {
+  it('names each field at fault: not https, not a P-256 point, a secret of the wrong size', async () => {
     const offCurve = Buffer.concat([Buffer.from([4]), Buffer.alloc(64, 7)]).toString('base64url');
     const bad = await call('ada', 'POST', PUSH_SUBSCRIPTIONS_ROUTE, {
       endpoint: 'http://push.example/x',
@@ -121,11 +157,38 @@ describe.each(STORES)('push subscriptions on $driver', ({ open }) => {
       'keys.p256dh',
       'keys.auth',
     ]);
+    expect((await call('ada', 'POST', PUSH_SUBSCRIPTIONS_ROUTE, 'not an object')).status).toBe(422);
+  });
+
+  it('refuses an endpoint on a host it does not accept with 400, naming the host', async () => {
     const blocked = await call('ada', 'POST', PUSH_SUBSCRIPTIONS_ROUTE, {
       endpoint: 'https://blocked.example/x',
       keys: browserKeys(),
     });
-    expect(blocked).toMatchObject({ status: 422, json: { error: { issues: [{ path: 'endpoint' }] } } });
-    expect((await call('ada', 'POST', PUSH_SUBSCRIPTIONS_ROUTE, 'not an object')).status).toBe(422);
+    expect(blocked).toEqual({
+      status: 400,
+      json: {
+        error: {
+          code: 'endpoint_not_allowed',
+          message: "the endpoint's host blocked.example is not a push service accepted here",
+        },
+      },
+    });
+    // Without `endpointAllowed`, only the known push services' hosts are accepted.
+    const strict = createPushSubscriptionApi({
+      subscriptions,
+      publicKey: 'the-public-key',
+      authenticate: () => ({ id: 'ada' }),
+      csrfToken: () => 'csrf',
+    });
+    const post = (endpoint: string) =>
+      strict.request(PUSH_SUBSCRIPTIONS_ROUTE, {
+        method: 'POST',
+        headers: { 'x-csrf-token': 'csrf' },
+        body: JSON.stringify({ endpoint, keys: browserKeys() }),
+      });
+    expect((await post('https://push.example/x')).status).toBe(400);
+    expect((await post('https://fcm.googleapis.com/fcm/send/ada')).status).toBe(201);
+    expect(await subscriptions.removeEndpoint('https://fcm.googleapis.com/fcm/send/ada')).toBe(true);
   });
 });

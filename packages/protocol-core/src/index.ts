@@ -56,6 +56,15 @@ export {
 } from './recovery.js';
 export { fail, ok, type Result } from './result.js';
 export {
+  createSecretCipher,
+  isSealed,
+  type OpenProblem,
+  openWithoutKey,
+  parseStoreKey,
+  type SecretCipher,
+  sealedKeyId,
+} from './secret-cipher.js';
+export {
   type ChannelEvent,
   encodeCacheMiss,
   encodeChannelEvent,

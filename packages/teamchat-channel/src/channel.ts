@@ -128,27 +128,59 @@ export function createTeamChatChannel(options: TeamChatChannelOptions): TeamChat
     return client.post(validation.value);
   };
 
+  /** The message `toTeamChat()` gives for a delivery; undefined when it gives none (logged). */
+  const contentOf = (delivery: Delivery) => {
+    const notification = delivery.notification as TeamChatNotification;
+    if (typeof notification.toTeamChat !== 'function') {
+      throw new CouldNotSendNotification('missing_builder', `${name}: ${delivery.type} has no toTeamChat()`, {
+        channel: name,
+      });
+    }
+    const content = notification.toTeamChat(delivery.notifiable, name);
+    if (content === null || content === undefined) {
+      logger.debug('toTeamChat() gave nothing to send', { channel: name, id: delivery.id });
+      return undefined;
+    }
+    return content;
+  };
+  const routeOf = (delivery: Delivery) =>
+    checkDestination(name, resolveRoute(name, delivery.notifiable, delivery.notification));
+
   return {
     name,
     post,
     async send(delivery: Delivery) {
-      const notification = delivery.notification as TeamChatNotification;
-      if (typeof notification.toTeamChat !== 'function') {
-        throw new CouldNotSendNotification(
-          'missing_builder',
-          `${name}: ${delivery.type} has no toTeamChat()`,
-          {
-            channel: name,
-          },
-        );
-      }
-      const content = notification.toTeamChat(delivery.notifiable, name);
-      if (content === null || content === undefined) {
-        logger.debug('toTeamChat() gave nothing to send', { channel: name, id: delivery.id });
+      const content = contentOf(delivery);
+      if (content !== undefined) await post(content, { channel: routeOf(delivery) });
+    },
+    async sendDigest(deliveries) {
+      const payloads = deliveries.flatMap((delivery) => {
+        const content = contentOf(delivery);
+        return content === undefined ? [] : [toPayload(content)];
+      });
+      const [first] = deliveries;
+      const [head] = payloads;
+      if (head === undefined || first === undefined) return;
+      if (payloads.length === 1) {
+        await post(head, { channel: routeOf(first) });
         return;
       }
-      const route = resolveRoute(name, delivery.notifiable, notification);
-      await post(content, { channel: checkDestination(name, route) });
+      // One message for the window: a heading, each notification's text in turn, every attachment after them.
+      const texts = payloads
+        .map((payload) => payload.text)
+        .filter((text) => text !== undefined && text !== '');
+      const attachments = payloads.flatMap((payload) => payload.attachments ?? []);
+      const { username, avatar, emoji } = head;
+      await post(
+        {
+          ...(username === undefined ? {} : { username }),
+          ...(avatar === undefined ? {} : { avatar }),
+          ...(emoji === undefined ? {} : { emoji }),
+          text: [`*${payloads.length} new notifications*`, ...texts].join('\n\n'),
+          ...(attachments.length > 0 ? { attachments } : {}),
+        },
+        { channel: routeOf(first) },
+      );
     },
     close: () => client.close(),
   };

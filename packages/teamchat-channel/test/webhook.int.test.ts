@@ -123,6 +123,34 @@ describe('posting to a Rocket.Chat incoming webhook', () => {
     expect(chat.received.map((p) => p.body)).toEqual([{ text: 'Deploy finished', channel: '#ops' }]);
   });
 
+  it('sends a digest as one message: a heading, each text in turn, then every attachment', async () => {
+    const teamchat = channel('open');
+    const bob = { type: 'User', id: 4, routeNotificationForTeamchat: () => '@bob' };
+    const delivery = (id: string, content: TeamChatContent) => ({
+      id,
+      notifiable: bob,
+      notification: new Deployed(content),
+      type: 'Deployed',
+      createdAt: new Date(),
+      anonymous: false,
+    });
+    await teamchat.sendDigest?.([
+      delivery('a', 'api deployed'),
+      delivery(
+        'b',
+        TeamChatMessage.create('web deployed').attachment((a) => a.title('v2').color('good')),
+      ),
+      delivery('c', null),
+      delivery('d', { text: 'docs deployed' }),
+    ]);
+    expect(chat.received).toHaveLength(1);
+    expect(chat.received[0]?.body).toMatchObject({
+      text: '*3 new notifications*\n\napi deployed\n\nweb deployed\n\ndocs deployed',
+      attachments: [{ title: 'v2' }],
+      channel: '@bob',
+    });
+  });
+
   it('sends nothing and reports no error when toTeamChat() returns null', async () => {
     const notifier = createNotifier({ channels: { teamchat: channel('fixed') } });
     const report = await notifier.notifiable({ type: 'User', id: 3 }).notify(new Deployed(null));

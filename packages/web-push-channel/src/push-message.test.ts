@@ -10,6 +10,8 @@ function item(index: number, actionUrl?: string): PushItem {
     actionUrl,
     createdAt: new Date(2026, 0, 1, 0, index),
     data: { title: `Comment ${index}`, message: `Body ${index}` },
+    count: 1,
+    actors: [],
   };
 }
 
@@ -22,6 +24,15 @@ describe('defaultPushTemplate', () => {
       tag: 'id-1',
       ids: ['id-1'],
     });
+  });
+
+  it('says how many a collapsed notification stands for, under its message', () => {
+    const collapsed = { ...item(2), count: 10, actors: ['Ada', 'Bo'] };
+    expect(defaultPushTemplate(collapsed)).toMatchObject({
+      title: 'Comment 2',
+      body: 'Body 2\nAda and 9 others',
+    });
+    expect(defaultPushTemplate({ ...collapsed, actors: [] }).body).toBe('Body 2\n10 notifications');
   });
 });
 

@@ -1,4 +1,4 @@
-import { type Delivery, type DeliveryItem, deliveryItemOf } from '@herald/notifications';
+import { collapseSummaryOf, type Delivery, type DeliveryItem, deliveryItemOf } from '@herald/notifications';
 
 /** One notification as a push message is built from it. */
 export type PushItem = DeliveryItem;
@@ -21,10 +21,13 @@ export type PushTemplate = (item: PushItem) => PushMessage;
 /** Builds the message of several notifications to one person (a digest). */
 export type PushDigestTemplate = (items: readonly PushItem[]) => PushMessage;
 
-/** The message of one notification: its title, its message as the body, its `action_url` to open. */
+/**
+ * The message of one notification: its title, its message as the body (with "Ada and 9 others" under it when it
+ * stands for several), its `action_url` to open.
+ */
 export const defaultPushTemplate: PushTemplate = (item) => ({
   title: item.title,
-  body: item.message,
+  body: [item.message, collapseSummaryOf(item)].filter(Boolean).join('\n'),
   url: item.actionUrl,
   tag: item.id,
   ids: [item.id],

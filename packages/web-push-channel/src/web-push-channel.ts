@@ -41,6 +41,12 @@ export interface WebPushChannelOptions {
   readonly timeoutMs?: number | undefined;
   /** The HTTPS agent pushes go through (to trust a private CA, say). */
   readonly agent?: Agent | undefined;
+  /**
+   * Which endpoints it posts to (default: every saved one). Give the check the subscription routes use
+   * (`pushEndpointsAllowed(...)`), so a subscription saved before the list was narrowed gets no push either; it is
+   * skipped (and logged), not removed.
+   */
+  readonly endpointAllowed?: ((endpoint: URL) => boolean) | undefined;
   readonly logger?: NotificationLogger | undefined;
 }
 
@@ -126,7 +132,14 @@ export function createWebPushChannel(options: WebPushChannelOptions): WebPushCha
 
   const push = async (delivery: Delivery, message: PushMessage): Promise<void> => {
     const owner = { type: delivery.notifiable.type, id: String(delivery.notifiable.id) };
-    const devices = await options.subscriptions.listFor(owner);
+    const devices = (await options.subscriptions.listFor(owner)).filter((device) => {
+      if (!options.endpointAllowed || options.endpointAllowed(new URL(device.endpoint))) return true;
+      logger.warn('push endpoint not on an accepted push service; skipped', {
+        owner: owner.id,
+        host: new URL(device.endpoint).host,
+      });
+      return false;
+    });
     if (devices.length === 0) {
       logger.debug('no push subscription', { owner: owner.id });
       return;

@@ -133,6 +133,22 @@ describe('the Web Push channel', () => {
     expect((await subscriptions.listFor(dee)).map((device) => device.endpoint)).toEqual([failing]);
   });
 
+  it('skips endpoints its endpointAllowed refuses, and pushes to the others', async () => {
+    const cy = user();
+    const kept = await subscribed(cy);
+    const refused = await subscribed(cy);
+    const narrowed = createWebPushChannel({
+      vapid: { ...(await subscriptions.vapidKeys(generateVapidKeys)), subject: 'mailto:ops@example.test' },
+      subscriptions,
+      agent,
+      endpointAllowed: (url) => url.href !== refused,
+    });
+    await narrowed.send(delivery(cy, 'Only one'));
+    expect(service.received.filter((push) => push.endpoint === kept)).toHaveLength(1);
+    expect(service.received.filter((push) => push.endpoint === refused)).toHaveLength(0);
+    expect((await subscriptions.listFor(cy)).map((device) => device.endpoint)).toEqual([kept, refused]);
+  });
+
   it('sends nothing, and fails nothing, for a recipient without devices', async () => {
     const before = service.received.length;
     await channel.send(delivery(user(), 'Nobody listens'));

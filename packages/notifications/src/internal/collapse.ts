@@ -21,7 +21,9 @@ function actorOf(data: string): string | undefined {
 /**
  * Inserts rows, some with a collapse key: each replaces its recipient's unread, unarchived notification with
  * the same key, and stands for it and every one that one stood for (`collapse_count`, `collapse_actors`). An
- * expired one is removed without being counted. Runs inside the caller's transaction.
+ * expired one is removed without being counted. A replaced one's pending away delivery goes with it: the new one
+ * (scheduled by the sender next) is the only away delivery of the collapsed item. Runs inside the caller's
+ * transaction.
  */
 export async function insertCollapsing(
   trx: Kysely<Database>,
@@ -41,6 +43,7 @@ export async function insertCollapsing(
       .where('archived_at', 'is', null)
       .where(sql<boolean>`(notifiable_type, notifiable_id, collapse_key) in (${tuples})`)
       .returning([
+        'id',
         'notifiable_type',
         'notifiable_id',
         'collapse_key',
@@ -50,6 +53,16 @@ export async function insertCollapsing(
         'created_at',
       ])
       .execute();
+    if (replaced.length > 0) {
+      await trx
+        .deleteFrom('notification_away_deliveries')
+        .where(
+          'notification_id',
+          'in',
+          replaced.map((old) => old.id),
+        )
+        .execute();
+    }
     // Oldest first, so the actors of the newest replaced one end up first.
     replaced.sort((a, b) => new Date(a.created_at).getTime() - new Date(b.created_at).getTime());
     for (const old of replaced) {

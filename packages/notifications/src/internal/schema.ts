@@ -75,6 +75,17 @@ export interface AddressesTable {
   updated_at: ColumnType<Date, Date | undefined, Date>;
 }
 
+/**
+ * One row per recipient who has had a digest: locked (`INSERT … ON CONFLICT DO UPDATE`) while a delivery opens or
+ * joins one of their digests and (`SELECT … FOR UPDATE`) while one is taken to be sent, so that concurrent sends
+ * agree on one digest and none joins a digest already on its way (migration 0007).
+ */
+export interface AwayRecipientsTable {
+  notifiable_type: string;
+  notifiable_id: string;
+  updated_at: ColumnType<Date, Date | undefined, Date>;
+}
+
 // --- Web Push (migration 0005) ---
 
 /** One browser (device) a notifiable turned Web Push on in; a push service's endpoint belongs to one notifiable. */
@@ -109,6 +120,7 @@ export interface Database {
   notifications: NotificationsTable;
   notification_addresses: AddressesTable;
   notification_away_deliveries: AwayDeliveriesTable;
+  notification_away_recipients: AwayRecipientsTable;
   notification_idempotency_keys: IdempotencyKeysTable;
   notification_preferences: PreferencesTable;
   notification_push_subscriptions: PushSubscriptionsTable;
@@ -291,6 +303,18 @@ const migrations: Record<string, Migration> = {
         .on('notifications')
         .columns(['notifiable_type', 'notifiable_id', 'collapse_key'])
         .where(sql.ref('collapse_key'), 'is not', null)
+        .execute();
+    },
+  },
+  '0007_create_notification_away_recipients': {
+    async up(db: Kysely<unknown>) {
+      await db.schema
+        .createTable('notification_away_recipients')
+        .ifNotExists()
+        .addColumn('notifiable_type', 'varchar(255)', (col) => col.notNull())
+        .addColumn('notifiable_id', 'varchar(255)', (col) => col.notNull())
+        .addColumn('updated_at', 'timestamptz', (col) => col.notNull().defaultTo(sql`now()`))
+        .addPrimaryKeyConstraint('notification_away_recipients_pk', ['notifiable_type', 'notifiable_id'])
         .execute();
     },
   },

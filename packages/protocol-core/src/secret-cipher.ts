@@ -1,8 +1,10 @@
 import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:crypto';
-import { fail, ok, type Result } from '@herald/protocol-core';
+import { fail, ok, type Result } from './result.js';
 
+// Secrets at rest, one scheme for every Herald store that keeps one (the app store's app secrets, the notification
+// store's VAPID private key), so there is one place to review and one format to read.
 // A sealed secret is `herald:v1:<key id>:<base64 of IV (12 bytes) | auth tag (16 bytes) | ciphertext>`. The prefix
-// tells a sealed value from a plaintext one (an app secret never starts with it: generated secrets are hex), the
+// tells a sealed value from a plaintext one (a secret never starts with it: generated secrets are hex or base64url), the
 // version leaves room for another scheme, and the key id says which key sealed it, so a row sealed with another
 // key is named as such instead of failing as "corrupt".
 const PREFIX = 'herald:v1:';
@@ -22,7 +24,7 @@ export type OpenProblem =
   /** Starts like a sealed value but is not one (cut short, not base64). */
   | 'corrupt';
 
-/** Encrypts and decrypts app secrets with one AES-256-GCM key. */
+/** Encrypts and decrypts secrets kept at rest (app secrets, VAPID private keys) with one AES-256-GCM key. */
 export interface SecretCipher {
   /** A short public fingerprint of the key, written into every value it seals. */
   readonly keyId: string;
@@ -63,6 +65,7 @@ export function parseStoreKey(text: string): Result<Uint8Array, string> {
 
 /** The public id of a key: enough to tell keys apart in a row, nothing to learn the key from. */
 function keyIdOf(key: Uint8Array): string {
+  // The label predates the other stores; changing it would change the id every sealed row names.
   return createHash('sha256').update('herald app store key id\0').update(key).digest('hex').slice(0, 12);
 }
 
@@ -71,7 +74,7 @@ function keyIdOf(key: Uint8Array): string {
  * @throws {RangeError} when the key is not 32 bytes (a programmer error: parse it with {@link parseStoreKey}).
  */
 export function createSecretCipher(key: Uint8Array): SecretCipher {
-  if (key.length !== KEY_BYTES) throw new RangeError(`the app store key must be ${KEY_BYTES} bytes`);
+  if (key.length !== KEY_BYTES) throw new RangeError(`a store key must be ${KEY_BYTES} bytes`);
   const secretKey = Buffer.from(key);
   const keyId = keyIdOf(secretKey);
   const head = `${PREFIX}${keyId}:`;
