@@ -14,10 +14,10 @@ import { type RunningBin, startBin } from './run-bin.js';
 // checks it in a real Debian 13 userland: deploy/check/trixie.sh's debootstrap root, with Node 22 and 24 run in it by
 // chroot (deploy/check/trixie-node22, trixie-node24) on this repository's built bin, unchanged.
 //
-// Building the root downloads Debian 13's minimal base and takes minutes (see deploy/README.md), too long for CI's
-// budget: the suite runs when the root is cached already (then it takes seconds) or when HERALD_TRIXIE=1 asks to
-// build it. It runs once per test run: in the `realtime-app` project on the machine's own Node (the Node lines it
-// checks are the ones it starts in the root, whatever Node vitest runs on).
+// Building the root downloads Debian 13's minimal base (about 32 MB) and took 40–95 s here, with the machine quiet or
+// busy (deploy/README.md), too long for CI's budget: the suite runs when the root is cached already (then it takes
+// seconds) or when HERALD_TRIXIE=1 asks to build it. It runs once per test run: in the `realtime-app` project on the
+// machine's own Node (the Node lines it checks are the ones it starts in the root, whatever Node vitest runs on).
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 const SCRIPT = join(ROOT, 'deploy/check/trixie.sh');
@@ -34,7 +34,7 @@ function skipReason(): string | undefined {
     return "runs once, on the machine's own Node (it starts Node 22 and 24 itself)";
   const built = spawnSync('bash', [SCRIPT, 'status'], { stdio: 'ignore' }).status === 0;
   if (!built && process.env.HERALD_TRIXIE !== '1')
-    return 'no Debian 13 root is cached: HERALD_TRIXIE=1 builds one (minutes), or `deploy/check/trixie.sh root`';
+    return 'no Debian 13 root is cached: HERALD_TRIXIE=1 builds one (about a minute), or `deploy/check/trixie.sh root`';
   return undefined;
 }
 
