@@ -43,15 +43,20 @@ need_root() {
   [ "$(id -u)" = 0 ] || die "$1 needs root (debootstrap, mount and chroot)"
 }
 
-# Builds the root unless it is there. Concurrent callers wait for the first one (flock). debootstrap runs in its own
-# mount namespace too, so the /proc and /sys it mounts in the target cannot outlive it, even when it fails.
+# Builds the root unless it is there. Concurrent callers wait for the first one (flock, held in a subshell so that the
+# command run in the root afterwards does not inherit the lock). debootstrap runs in its own mount namespace too, so
+# the /proc and /sys it mounts in the target cannot outlive it, even when it fails.
 build_root() {
   [ -f "$ready" ] && return 0
   need_root "building the Debian 13 root"
   mkdir -p "$cache"
-  exec 9>"$cache/lock"
-  flock 9
-  [ -f "$ready" ] && return 0
+  (
+    flock 9
+    [ -f "$ready" ] || debootstrap_root
+  ) 9>"$cache/lock" || exit 1
+}
+
+debootstrap_root() {
   if ! command -v debootstrap >/dev/null 2>&1; then
     echo "trixie.sh: installing debootstrap" >&2
     apt-get update -qq >&2 && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq debootstrap >/dev/null \
@@ -97,22 +102,32 @@ node_of() {
   HOME=$home bash "$repo/.ci/node-line" "$line"
 }
 
-# enter NODE|- CWD COMMAND...: runs COMMAND in the root, in a new private mount namespace, from CWD.
-enter() {
-  local node=$1 cwd=$2
-  shift 2
-  case "$cwd/" in
-    "$repo"/* | /tmp/*) ;;
-    *) die "run from inside the repository ($repo) or /tmp: $cwd is not mounted in the root" ;;
-  esac
-  exec unshare --mount --propagation private "$here/trixie.sh" __inside "$node" "$cwd" "$@"
+# The host folders mounted in the root at their own paths: the repository, /tmp, and $TMPDIR when it is elsewhere
+# (Node's os.tmpdir(), where programs put working folders).
+shared_dirs() {
+  echo "$repo"
+  echo /tmp
+  local tmp=${TMPDIR:-}
+  tmp=${tmp%/}
+  if [[ $tmp == /?* ]] && [ -d "$tmp" ] && [[ $tmp/ != /tmp/* && $tmp/ != "$repo"/* ]]; then echo "$tmp"; fi
 }
 
+# enter NODE|- CWD COMMAND...: runs COMMAND in the root, in a new private mount namespace, from CWD.
+enter() {
+  local node=$1 cwd=$2 dir dirs
+  shift 2
+  mapfile -t dirs < <(shared_dirs)
+  for dir in "${dirs[@]}"; do
+    [[ $cwd/ == "$dir"/* ]] && exec unshare --mount --propagation private "$here/trixie.sh" __inside "$node" "$cwd" "$@"
+  done
+  die "run from inside the repository ($repo) or /tmp: $cwd is not mounted in the root"
+}
 # Inside the new mount namespace: mount, then chroot and exec (the mounts go with the namespace).
 inside() {
-  local node=$1 cwd=$2 path=$system_path dir file
+  local node=$1 cwd=$2 path=$system_path dir dirs file
   shift 2
-  for dir in "$repo" /tmp; do
+  mapfile -t dirs < <(shared_dirs)
+  for dir in "${dirs[@]}"; do
     mkdir -p "$root$dir"
     mount --rbind "$dir" "$root$dir"
   done

@@ -14,7 +14,7 @@ import { type RunningBin, startBin } from './run-bin.js';
 // checks it in a real Debian 13 userland: deploy/check/trixie.sh's debootstrap root, with Node 22 and 24 run in it by
 // chroot (deploy/check/trixie-node22, trixie-node24) on this repository's built bin, unchanged.
 //
-// Building the root downloads Debian 13's minimal base (about 32 MB) and took 40–95 s here, with the machine quiet or
+// Building the root downloads Debian 13's minimal base (about 32 MB) and took 40–110 s here, with the machine quiet or
 // busy (deploy/README.md), too long for CI's budget: the suite runs when the root is cached already (then it takes
 // seconds) or when HERALD_TRIXIE=1 asks to build it. It runs once per test run: in the `realtime-app` project on the
 // machine's own Node (the Node lines it checks are the ones it starts in the root, whatever Node vitest runs on).
