@@ -1,5 +1,5 @@
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, realpathSync } from 'node:fs';
+import { mkdtempSync, realpathSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { until } from '@herald/test-kit';
@@ -56,6 +56,8 @@ describe.skipIf(skipped !== undefined)(
   `Debian 13 "trixie" (the image's default base)${skipped ? `: skipped, ${skipped}` : ''}`,
   () => {
     let bin: RunningBin | undefined;
+    // The server's working folder, under /tmp: mounted in the root at the same path.
+    let cwd: string | undefined;
 
     // debootstrap when HERALD_TRIXIE=1 and nothing is cached; the limit only stops a run that hangs.
     beforeAll(buildRoot, 1_200_000);
@@ -63,6 +65,8 @@ describe.skipIf(skipped !== undefined)(
     afterEach(async () => {
       await bin?.stop();
       bin = undefined;
+      if (cwd) rmSync(cwd, { recursive: true, force: true });
+      cwd = undefined;
     });
 
     describe.each(['22', '24'])('on Node %s', (major) => {
@@ -87,7 +91,8 @@ describe.skipIf(skipped !== undefined)(
       });
 
       it('`realtime server` starts on uws, and a pusher-js client receives an event', async () => {
-        bin = await startBin([], { node, cwd: mkdtempSync('/tmp/herald-trixie-'), timeoutMs: 90_000 });
+        cwd = mkdtempSync('/tmp/herald-trixie-');
+        bin = await startBin([], { node, cwd, timeoutMs: 90_000 });
         expect(bin.stdout).toMatch(
           /^Transport: uws \(native uWebSockets\.js from @btc-vision\/uwebsockets\.js@20\.57\.0\)/m,
         );
