@@ -28,6 +28,8 @@ PATH="$PATH:/usr/local/sbin:/usr/sbin:/sbin"
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd -P)
 repo=$(cd "$here/../.." && pwd -P)
 cache=${HERALD_TRIXIE_DIR:-/var/tmp/herald-trixie}
+cache=${cache%/}
+[[ $cache == /?* ]] || { echo "trixie.sh: HERALD_TRIXIE_DIR must be an absolute folder other than /" >&2; exit 1; }
 root="$cache/root"
 mirror=${HERALD_TRIXIE_MIRROR:-http://deb.debian.org/debian}
 ready="$root/.herald-root-ready"
@@ -63,8 +65,10 @@ debootstrap_root() {
       || die "cannot install debootstrap"
   fi
   local partial="$cache/partial" log="$cache/debootstrap.log" started=$SECONDS
-  # --one-file-system: never delete through a mount a failed run might have left.
-  rm -rf --one-file-system "$partial" "$root"
+  # The root only ever appears finished (its marker is written before the move), so a root without one is not ours.
+  [ ! -e "$root" ] || die "$root exists but is not a finished root (no $(basename "$ready")): remove it first"
+  # A failed run's leftovers; --one-file-system: never delete through a mount it might have left.
+  rm -rf --one-file-system "$partial"
   echo "trixie.sh: debootstrap --variant=minbase trixie from $mirror (log: $log)" >&2
   if ! unshare --mount --propagation private \
     debootstrap --variant=minbase trixie "$partial" "$mirror" >"$log" 2>&1; then
@@ -76,8 +80,9 @@ debootstrap_root() {
   # Where a bind mount lands: the Node binary's file.
   mkdir -p "$partial/opt/node/bin"
   touch "$partial/opt/node/bin/node"
+  echo "built $(date -u +%FT%TZ) in $((SECONDS - started)) s from $mirror; $(du -sh "$partial" | cut -f1)" \
+    >"$partial/$(basename "$ready")"
   mv "$partial" "$root"
-  echo "built $(date -u +%FT%TZ) in $((SECONDS - started)) s from $mirror; $(du -sh "$root" | cut -f1)" >"$ready"
   echo "trixie.sh: Debian $(cat "$root/etc/debian_version") root built in $((SECONDS - started)) s at $root" >&2
 }
 
@@ -122,6 +127,7 @@ enter() {
   done
   die "run from inside the repository ($repo) or /tmp: $cwd is not mounted in the root"
 }
+
 # Inside the new mount namespace: mount, then chroot and exec (the mounts go with the namespace).
 inside() {
   local node=$1 cwd=$2 path=$system_path dir dirs file
