@@ -43,13 +43,16 @@ export function runBin(
   });
 }
 
-/** Starts `realtime server` and resolves once it prints the address it listens on. */
+/**
+ * Starts `realtime server` and resolves once it prints the address it listens on; on this process's Node unless
+ * `node` names another binary (or a program that runs like one, as deploy/check/trixie-node22 does).
+ */
 export async function startBin(
   args: string[],
-  options: { env?: NodeJS.ProcessEnv; cwd?: string; timeoutMs?: number } = {},
+  options: { env?: NodeJS.ProcessEnv; cwd?: string; timeoutMs?: number; node?: string } = {},
 ): Promise<RunningBin> {
   const started = await startProcess(
-    process.execPath,
+    options.node ?? process.execPath,
     [BIN, 'server', '--port', '0', '--host', '127.0.0.1', ...args],
     {
       cwd: options.cwd,
