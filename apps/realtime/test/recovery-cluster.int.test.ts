@@ -17,6 +17,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { configSchema } from '../src/config-schema.js';
 import { type RunningRealtime, startRealtime } from '../src/start.js';
+import { networkOutage } from './network-outage.js';
 import { type PusherClient, pusherJsClient } from './pusher-client.js';
 import { pusherSdk } from './pusher-sdk.js';
 
@@ -153,21 +154,13 @@ describe.each(layouts)('recovery across three nodes on $name', (layout) => {
     return { proxy, pusher, sdk, ticks, failures };
   }
 
-  /** Cuts the client off, lets `away` run, and points the proxy at node `i` for pusher-js's own reconnect. */
-  async function moveTo(
+  /** Takes the client's network away while `away` runs; pusher-js comes back by itself, on node `i`. */
+  function moveTo(
     client: { proxy: TcpProxy; pusher: PusherClient },
     i: number,
     away: () => Promise<unknown>,
   ) {
-    client.proxy.cut();
-    await until(() => client.pusher.connection.state !== 'connected', { what: 'pusher-js to see the cut' });
-    await away();
-    client.proxy.retarget({ host: '127.0.0.1', port: port(i) });
-    client.proxy.restore();
-    await until(() => client.pusher.connection.state === 'connected', {
-      what: 'pusher-js to reconnect',
-      limitMs: 90_000,
-    });
+    return networkOutage(client.proxy, client.pusher, away, { host: '127.0.0.1', port: port(i) });
   }
 
   it('delivers every event of a steady stream exactly once, in order, across a reconnect to another node', async () => {
