@@ -50,12 +50,12 @@ async function addOther(masters) {
   }
 }
 
-/** Microseconds Redis spent on SCAN, XLEN and HGET since the last CONFIG RESETSTAT, over every master. */
+/** Microseconds Redis spent on the measure's commands since the last CONFIG RESETSTAT, over every master. */
 async function redisMicros(masters) {
   let total = 0;
   for (const master of masters) {
     const info = String(await master.send(['INFO', 'commandstats']));
-    for (const command of ['scan', 'xlen', 'hget']) {
+    for (const command of ['scan', 'eval']) {
       total += Number(info.match(new RegExp(`cmdstat_${command}:calls=\\d+,usec=(\\d+)`))?.[1] ?? 0);
     }
   }
@@ -72,7 +72,7 @@ async function time(link, label) {
     for (const master of masters) await master.send(['CONFIG', 'RESETSTAT']);
     const started = performance.now();
     const used = process.cpuUsage();
-    sizes = await measureHistorySizes(masters, prefix);
+    sizes = await measureHistorySizes(masters, prefix, { clusterMode: link.clusterMode });
     runs.push(performance.now() - started);
     const spent = process.cpuUsage(used);
     cpu.push((spent.user + spent.system) / 1000);

@@ -29,9 +29,12 @@ function fakeMaster(streams: Record<string, readonly [number, number]>, sent: st
         const next = at + 2 >= keys.length ? '0' : String(at + 2);
         return [next, keys.slice(at, at + 2).filter((each) => pattern.test(each))];
       }
-      if (command === 'XLEN') return streams[key as string]?.[0] ?? 0;
-      if (command === 'HGET') return String(streams[(key as string).replace(/m$/, 's')]?.[1] ?? 0);
-      throw new Error(`unexpected ${command}`);
+      if (command !== 'EVAL') throw new Error(`unexpected ${command}`);
+      // Keys (declared or in ARGV): stream, hash, stream, hash, …; answers length, bytes, length, bytes, …
+      const declared = args.slice(3);
+      return declared.map((each, i) =>
+        i % 2 === 0 ? (streams[each]?.[0] ?? 0) : String(streams[each.replace(/m$/, 's')]?.[1] ?? 0),
+      );
     },
   };
 }
@@ -46,7 +49,7 @@ describe('measureHistorySizes', () => {
       'other:{hist:shop:a}:s': [7, 700],
     });
     const two = fakeMaster({ 'h:{hist:shop:d}:s': [5, 500] });
-    const sizes = await measureHistorySizes([one, two], 'h:');
+    const sizes = await measureHistorySizes([one, two], 'h:', { clusterMode: true });
     expect(Object.fromEntries(sizes)).toEqual({
       shop: { events: 10, bytes: 950 },
       blog: { events: 1, bytes: 40 },
@@ -55,7 +58,7 @@ describe('measureHistorySizes', () => {
 
   it('escapes the prefix’s glob characters in the pattern', async () => {
     const sent: string[][] = [];
-    await measureHistorySizes([fakeMaster({}, sent)], 'a*b:');
+    await measureHistorySizes([fakeMaster({}, sent)], 'a*b:', { clusterMode: false });
     expect(sent[0]?.[3]).toBe('a\\*b:{hist:*}:s');
   });
 });

@@ -147,7 +147,9 @@ export function createRedisHistory(options: RedisHistoryOptions = {}): RedisChan
   const sizes = createSizeCache(
     async () => {
       if (!link.ready()) await connected();
-      const measured = await measureHistorySizes(await link.masters(), prefix);
+      const measured = await measureHistorySizes(await link.masters(), prefix, {
+        clusterMode: link.clusterMode,
+      });
       sizeFailing = false;
       return measured;
     },
