@@ -252,6 +252,11 @@ export const configSchema = z
           .int()
           .positive()
           .default(4 * 1024 * 1024),
+        /**
+         * How long a node answers `/metrics` from its last measure of the shared history's size before measuring again
+         * (a walk over every master's keys): 10 s by default.
+         */
+        history_size_cache_ms: z.number().int().min(0).default(10_000),
         server: redisServerSchema.prefault({}),
       })
       .strict()

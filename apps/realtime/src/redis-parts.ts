@@ -117,6 +117,7 @@ export function redisHistory(
     ...scalingRedis(config),
     keyPrefix: config.scaling.prefix,
     maxBytesPerChannel: config.scaling.history_bytes_per_channel,
+    sizeCacheMs: config.scaling.history_size_cache_ms,
     logger: scoped(logger, 'socket.server.redis'),
   });
 }

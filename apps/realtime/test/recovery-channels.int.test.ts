@@ -312,8 +312,9 @@ async function listen(pusher: PusherClient, name: string) {
 
 /**
  * Cuts the client's connection, runs `away` while it is down, and waits until pusher-js is back by itself. pusher-js
- * sees the close at once and tries again a second later; an attempt that meets the refusing proxy hangs for its
- * 15 s timeout, so the proxy is restored as soon as `away` is done (a slower `away` only makes the test slower).
+ * sees the close at once and tries again a second later; an attempt that meets the refusing proxy fails and
+ * pusher-js's connection strategy waits out a 15 s step timeout before the next (see network-outage.ts), so the
+ * proxy is restored as soon as `away` is done (an `away` over a second only makes the test 15 s slower).
  */
 async function awayWhile(pusher: PusherClient, away: () => Promise<unknown>): Promise<void> {
   const proxy = proxies.get(pusher) as TcpProxy;

@@ -77,8 +77,9 @@ function stream(channel: string) {
 
 /**
  * The cut, with the stream going on: the proxy drops the client's socket and refuses for a while. pusher-js sees the
- * close at once and tries again a second later (an attempt that meets the refusing proxy would hang for its 15 s
- * timeout), so the proxy is restored within that second and pusher-js comes back by itself.
+ * close at once and tries again a second later (an attempt that meets the refusing proxy fails, and pusher-js's
+ * connection strategy then waits out a 15 s step timeout before the next: see network-outage.ts), so the proxy is
+ * restored within that second and pusher-js comes back by itself.
  */
 async function cutWhileStreaming(
   tcp: TcpProxy,

@@ -14,8 +14,10 @@ import {
   until,
 } from '@herald/test-kit';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import WebSocket from 'ws';
 import { configSchema } from '../src/config-schema.js';
 import { type RunningRealtime, startRealtime } from '../src/start.js';
+import { networkOutage } from './network-outage.js';
 import { type PusherClient, pusherJsClient } from './pusher-client.js';
 import { pusherSdk } from './pusher-sdk.js';
 
@@ -35,6 +37,14 @@ const SHORT = {
   id: 'short',
   key: 'short-key',
   secret: 'short-secret',
+  history: { enabled: true, max_events_per_channel: 5 },
+};
+
+// Keeps five events per channel, for the history size test alone (the other apps' totals move with other tests).
+const SIZED = {
+  id: 'sized',
+  key: 'sized-key',
+  secret: 'sized-secret',
   history: { enabled: true, max_events_per_channel: 5 },
 };
 
@@ -105,8 +115,16 @@ describe.each(layouts)('recovery across three nodes on $name', (layout) => {
       const config = configSchema.parse({
         transport: process.env.REALTIME_TRANSPORT ?? 'auto',
         servers: { herald: { host: '127.0.0.1', port: 0, shutdown_grace_period: 0 } },
-        applications: [APP, SHORT],
-        scaling: { enabled: true, prefix, node_id: `n${i}`, heartbeat_ms: 500, ...started.scaling },
+        applications: [APP, SHORT, SIZED],
+        scaling: {
+          enabled: true,
+          prefix,
+          node_id: `n${i}`,
+          heartbeat_ms: 500,
+          // Every scrape measures the history's size afresh (10 s of cache by default).
+          history_size_cache_ms: 0,
+          ...started.scaling,
+        },
       });
       nodes.push(await startRealtime(config, silentLogger));
     }
@@ -136,21 +154,13 @@ describe.each(layouts)('recovery across three nodes on $name', (layout) => {
     return { proxy, pusher, sdk, ticks, failures };
   }
 
-  /** Cuts the client off, lets `away` run, and points the proxy at node `i` for pusher-js's own reconnect. */
-  async function moveTo(
+  /** Takes the client's network away while `away` runs; pusher-js comes back by itself, on node `i`. */
+  function moveTo(
     client: { proxy: TcpProxy; pusher: PusherClient },
     i: number,
     away: () => Promise<unknown>,
   ) {
-    client.proxy.cut();
-    await until(() => client.pusher.connection.state !== 'connected', { what: 'pusher-js to see the cut' });
-    await away();
-    client.proxy.retarget({ host: '127.0.0.1', port: port(i) });
-    client.proxy.restore();
-    await until(() => client.pusher.connection.state === 'connected', {
-      what: 'pusher-js to reconnect',
-      limitMs: 90_000,
-    });
+    return networkOutage(client.proxy, client.pusher, away, { host: '127.0.0.1', port: port(i) });
   }
 
   it('delivers every event of a steady stream exactly once, in order, across a reconnect to another node', async () => {
@@ -184,6 +194,48 @@ describe.each(layouts)('recovery across three nodes on $name', (layout) => {
       isMarker: (i) => i === total + 1,
     });
     expect(client.ticks).toEqual(Array.from({ length: total + 1 }, (_, i) => i + 1));
+  });
+
+  it('shows on one node’s /metrics the events and bytes an app’s history holds, published through two nodes', async () => {
+    // The frames as the nodes fan them out, which is what the history keeps: a raw socket on node 0 records them.
+    const frames: string[] = [];
+    const ws = new WebSocket(`ws://127.0.0.1:${port(0)}/app/${SIZED.key}?protocol=7`);
+    cleanups.push(() => ws.close());
+    ws.on('message', (raw) => frames.push(raw.toString()));
+    await until(() => frames.length === 1, { what: 'connection_established' });
+    const channels = ['sized-a', 'sized-b', 'sized-c', 'sized-d'];
+    for (const channel of channels) ws.send(JSON.stringify({ event: 'pusher:subscribe', data: { channel } }));
+    await until(() => frames.filter((frame) => frame.includes('subscription_succeeded')).length === 4, {
+      what: 'the subscriptions',
+    });
+    const through = [pusherSdk(SIZED, port(0)), pusherSdk(SIZED, port(1))];
+    // 8 events on the first channel (the last 5 kept), 1 to 3 on the others, through both nodes in turn.
+    const counts = [8, 1, 2, 3];
+    let sent = 0;
+    for (const [n, channel] of channels.entries()) {
+      for (let i = 1; i <= (counts[n] as number); i += 1) {
+        await (through[sent % 2] as ReturnType<typeof pusherSdk>).trigger(channel, 'tick', { i });
+        sent += 1;
+      }
+    }
+    const ticks = () => frames.filter((frame) => frame.startsWith('{"event":"tick"'));
+    await until(() => ticks().length === sent, { what: `all ${sent} events on node 0` });
+    const held = channels.flatMap((channel, n) =>
+      ticks()
+        .filter((frame) => frame.includes(`"channel":"${channel}"`))
+        .slice(-Math.min(5, counts[n] as number)),
+    );
+    const bytes = held.reduce((sum, frame) => sum + Buffer.byteLength(frame), 0);
+    const scrape = async () => {
+      const text = await (await fetch(`http://127.0.0.1:${port(0)}/metrics`)).text();
+      const value = (name: string) =>
+        text.match(new RegExp(`^${name}\\{app_id="sized"\\} (\\d+)$`, 'm'))?.[1];
+      return { events: value('herald_history_events'), bytes: value('herald_history_bytes') };
+    };
+    // The first measure may outlast a scrape's wait on a busy machine: that scrape shows no figures yet.
+    await until(async () => (await scrape()).events !== undefined, { what: 'the history gauges' });
+    expect(held).toHaveLength(5 + 1 + 2 + 3);
+    expect(await scrape()).toEqual({ events: String(held.length), bytes: String(bytes) });
   });
 
   it.runIf(layout.gaps)(

@@ -7,6 +7,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { configSchema } from '../src/config-schema.js';
 import { type RunningRealtime, startRealtime } from '../src/start.js';
+import { networkOutage } from './network-outage.js';
 import { type PusherClient, pusherJsClient } from './pusher-client.js';
 import { pusherSdk } from './pusher-sdk.js';
 
@@ -76,19 +77,6 @@ async function listen(pusher: PusherClient, name: string) {
   return { ticks, failures };
 }
 
-/** Cuts every connection through the proxy and waits until pusher-js noticed. */
-async function cut(proxy: TcpProxy, pusher: PusherClient): Promise<void> {
-  proxy.cut();
-  await until(() => pusher.connection.state !== 'connected', { what: 'pusher-js to see the cut' });
-}
-
-async function reconnected(pusher: PusherClient): Promise<void> {
-  await until(() => pusher.connection.state === 'connected', {
-    what: 'pusher-js to reconnect',
-    limitMs: 90_000,
-  });
-}
-
 describe('recovery across a reconnect, one node', () => {
   for (const name of ['orders', 'private-orders']) {
     it(`delivers every event of a steady stream exactly once, in order, across a cut (${name})`, async () => {
@@ -110,11 +98,8 @@ describe('recovery across a reconnect, one node', () => {
         }
       })();
       await until(() => ticks.length >= 20, { what: '20 events before the cut' });
-      await cut(proxy, pusher);
-      // The proxy drops every socket for a few seconds while the stream goes on.
-      await sleep(2_000);
-      proxy.restore();
-      await reconnected(pusher);
+      // The network is away for a few seconds while the stream goes on.
+      await networkOutage(proxy, pusher, () => sleep(2_000));
       const atReconnect = published;
       await until(() => published >= atReconnect + 20, { what: '20 more events after the reconnect' });
       streaming = false;
@@ -175,14 +160,14 @@ describe('recovery across a reconnect, one node', () => {
       },
     );
     await until(() => ticks.length === 1, { what: 'the first event' });
-    await cut(proxy, pusher);
-    await first.close();
-    await boot({ enabled: true }, port);
-    // A new connection for the new process: a kept-alive socket to the old one would be reused otherwise.
+    // The server restarts while the client's network is away: the client learns when it is back.
     const sdk = new Pusher({ ...sdkOptions(port), agent: new Agent({ keepAlive: false }) });
-    await sdk.trigger('orders', 'tick', { i: 2 });
-    proxy.restore();
-    await reconnected(pusher);
+    await networkOutage(proxy, pusher, async () => {
+      await first.close();
+      await boot({ enabled: true }, port);
+      // A new connection for the new process: a kept-alive socket to the old one would be reused otherwise.
+      await sdk.trigger('orders', 'tick', { i: 2 });
+    });
     await until(() => failures.length === 1, { what: 'herald:recovery_failed' });
     // The new life's serial 1 is not the old life's serial 1: the client is told, not handed a wrong replay.
     expect(failures).toEqual([{ reason: 'restarted', first_serial: 1 }]);
@@ -253,10 +238,7 @@ async function awayAndBack(
   const { ticks, failures } = await listen(pusher, 'orders');
   await sdk.trigger('orders', 'tick', { i: 1 });
   await until(() => ticks.length === 1, { what: 'the first event' });
-  await cut(proxy, pusher);
-  await away(sdk);
-  proxy.restore();
-  await reconnected(pusher);
+  await networkOutage(proxy, pusher, () => away(sdk));
   return { sdk, ticks, failures };
 }
 

@@ -220,7 +220,7 @@ export class ServerMetrics {
   });
   readonly historyBytes = new Gauge({
     name: 'herald_history_bytes',
-    help: 'Bytes of frames held in channel history, per app with history on (in memory: UTF-16 size)',
+    help: 'Bytes of frames held in channel history, per app with history on (in memory: UTF-16 size; in Redis: UTF-8, measured every few seconds)',
     labelNames: ['app_id'] as const,
     registers: [this.registry],
     collect: reportHistorySize(() => this.#historySource, 'bytes'),

@@ -1,4 +1,5 @@
 export { isScalingRedisError, ScalingRedisError, type ScalingRedisErrorCode } from './errors.js';
+export type { RedisHistorySize } from './history/history-size.js';
 export {
   createRedisHistory,
   DEFAULT_HISTORY_BYTES_PER_CHANNEL,

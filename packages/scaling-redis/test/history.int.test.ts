@@ -1,12 +1,13 @@
 import { randomBytes } from 'node:crypto';
 import { encodeChannelEvent, type HistoryPosition } from '@herald/protocol-core';
-import { sleep } from '@herald/test-kit';
+import { sleep, until } from '@herald/test-kit';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
   createRedisHistory,
   type RedisChannelHistory,
   type RedisHistoryOptions,
 } from '../src/history/redis-history.js';
+import { hashSlot } from '../src/internal/slot.js';
 import { useRedisLayouts } from './redis-layouts.js';
 
 // The Redis history on a redis-server and on a three-master Redis Cluster of the test's own: two stores stand for two
@@ -22,6 +23,19 @@ afterEach(async () => {
 
 const frameOf = (channel: string, i: number, at: HistoryPosition) =>
   encodeChannelEvent({ event: 'tick', channel, data: JSON.stringify({ i }) }, at);
+
+/**
+ * `count` channel names of `appId` whose history keys fall in successive equal shares of the slots: on a three-master
+ * Redis Cluster made by `redis-cli --cluster create`, three of them live on three masters.
+ */
+function spreadChannels(appId: string, count: number): string[] {
+  const names: string[] = [];
+  for (let i = 0; names.length < count; i += 1) {
+    const share = Math.floor((hashSlot(`{hist:${appId}:c${i}}`) * count) / 16384);
+    if (share === names.length) names.push(`c${i}`);
+  }
+  return names;
+}
 
 describe.each(redis.servers)('createRedisHistory on $name', ({ server }) => {
   async function nodes(count: number, options: RedisHistoryOptions = {}) {
@@ -157,6 +171,50 @@ describe.each(redis.servers)('createRedisHistory on $name', ({ server }) => {
       position: { serial: 0 },
       firstSerial: null,
       frames: [],
+    });
+  });
+
+  it('measures each app’s events and bytes held across nodes and every master, trimmed ones left out', async () => {
+    const { made } = await nodes(2, { sizeCacheMs: 0 });
+    const [a, b] = made as [RedisChannelHistory, RedisChannelHistory];
+    // One channel in each third of the slots: on the Redis Cluster, one on each master.
+    const channels = spreadChannels('app', 3);
+    const held: string[] = [];
+    for (const [n, channel] of channels.entries()) {
+      // 8 events on the first channel (5 kept), 2 and 3 on the others: published through both nodes.
+      const frames = await publish(made, channel, 1, [8, 2, 3][n] as number);
+      held.push(...frames.slice(-limits.maxEvents));
+    }
+    const blog = await b.append('blog', 'news', (at) => frameOf('news', 1, at), limits);
+    const expected = {
+      events: 5 + 2 + 3,
+      bytes: held.reduce((sum, frame) => sum + Buffer.byteLength(frame), 0),
+    };
+    // The first measure may outlast a call's wait on a busy machine: then the call answers nothing yet.
+    await until(async () => (await a.size('app')) !== undefined, { what: 'a first measure' });
+    expect(await a.size('app')).toEqual(expected);
+    expect(await b.size('app')).toEqual(expected);
+    expect(await a.size('blog')).toEqual({ events: 1, bytes: Buffer.byteLength(blog) });
+    expect(await a.size('none')).toEqual({ events: 0, bytes: 0 });
+  });
+
+  it('counts a channel whose events all expired as holding nothing, and then only what came after', async () => {
+    const { made } = await nodes(1, { sizeCacheMs: 0 });
+    const node = made[0] as RedisChannelHistory;
+    const bounds = { maxEvents: 100, maxAgeMs: 300 };
+    await publish(made, 'orders', 1, 2, bounds);
+    const { epoch } = await node.position('app', 'orders', bounds);
+    // Longer than the maximum age: the stream runs out by its expiry, with no read to trim it.
+    await sleep(500);
+    await until(async () => (await node.size('app')) !== undefined, { what: 'a first measure' });
+    expect(await node.size('app')).toEqual({ events: 0, bytes: 0 });
+    const [third] = await publish(made, 'orders', 3, 3, bounds);
+    expect(await node.size('app')).toEqual({ events: 1, bytes: Buffer.byteLength(third as string) });
+    // What a reader from before the gap is told: the events it missed aged out.
+    expect(await node.read('app', 'orders', { serial: 1, epoch }, bounds)).toEqual({
+      ok: false,
+      failure: { reason: 'expired', firstSerial: 3 },
+      position: { serial: 3, epoch },
     });
   });
 

@@ -13,11 +13,12 @@ export interface TcpTarget {
  */
 export interface TcpProxy {
   readonly port: number;
-  /** Drops every open connection and refuses new ones until `restore`. */
+  /** Drops every open connection and refuses new ones (accepts and closes them at once) until `restore`. */
   cut(): void;
   /**
-   * Stops forwarding without closing anything, as a network partition does: open connections go silent and new
-   * ones are accepted but never answered, until `restore` (which then drops them).
+   * Stops forwarding without closing anything, as a network partition does: open connections go silent (a side that
+   * closes meanwhile is not told to the other, as no packet crosses) and new ones are accepted but never answered,
+   * until `restore`, which then drops them all, as a connection that did not survive the outage is found dead.
    */
   freeze(): void;
   restore(): void;
@@ -56,10 +57,13 @@ export async function startTcpProxy(target: TcpTarget): Promise<TcpProxy> {
     ] as const) {
       open.add(from);
       from.pipe(other);
-      from.on('error', () => other.destroy());
+      // While frozen nothing crosses, a close neither: `restore` drops the other side.
+      from.on('error', () => {
+        if (mode !== 'freeze') other.destroy();
+      });
       from.on('close', () => {
         open.delete(from);
-        other.destroy();
+        if (mode !== 'freeze') other.destroy();
       });
     }
   });

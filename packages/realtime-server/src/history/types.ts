@@ -57,8 +57,11 @@ export interface ChannelHistory {
     query: { readonly afterSerial: number; readonly limit: number },
     limits: HistoryLimits,
   ): Awaitable<HistoryList>;
-  /** What the app's history holds, for the `/metrics` gauges (read at scrape time); absent where a store cannot tell. */
-  size?(appId: string): Awaitable<HistorySize>;
+  /**
+   * What the app's history holds, for the `/metrics` gauges (read at scrape time); absent where a store cannot tell,
+   * undefined while it cannot tell yet (a shared store measuring every node's keys answers from a cache).
+   */
+  size?(appId: string): Awaitable<HistorySize | undefined>;
   /** Forgets an app's history (the app was removed or turned history off). */
   forget(appId: string): void;
   /** Stops the store's timers. */

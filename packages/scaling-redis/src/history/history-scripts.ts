@@ -25,7 +25,10 @@ function script(body: string): HistoryScript {
 // `now` in ms from the Redis server's clock (every node agrees on ages); `ensure` gives a channel its epoch (a lost or
 // flushed Redis loses the epoch, and every earlier position is then told `restarted`); `trim` drops the head entries
 // past the count, byte or age bound and notes why the newest dropped one went, which is what a reader reaching before
-// the head is told. A stream that vanished by its expiry while `bytes` still counted frames aged out as a whole.
+// the head is told. `settle` sees a stream that vanished by its expiry while `bytes` still counted its frames: they
+// aged out as a whole, so `bytes` goes back to 0 and the drop is noted `expired`. The append settles before its XADD,
+// which would otherwise start a fresh stream under the old count (the byte cap trimming too early, the size gauges
+// reading too much, and a reader from before the gap told `trimmed`).
 const PRELUDE = `local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 local function ensure(meta, stream, fresh, ttl)
@@ -42,13 +45,18 @@ local function idOf(id)
   local dash = string.find(id, '-', 1, true)
   return tonumber(string.sub(id, 1, dash - 1)), tonumber(string.sub(id, dash + 1))
 end
-local function trim(meta, stream, maxEvents, maxAgeMs, maxBytes)
+local function settle(meta, stream)
   local len = redis.call('XLEN', stream)
   local bytes = tonumber(redis.call('HGET', meta, 'bytes') or '0')
-  if len == 0 then
-    if bytes ~= 0 then redis.call('HSET', meta, 'bytes', 0, 'why', 'expired') end
-    return
+  if len == 0 and bytes ~= 0 then
+    bytes = 0
+    redis.call('HSET', meta, 'bytes', 0, 'why', 'expired')
   end
+  return len, bytes
+end
+local function trim(meta, stream, maxEvents, maxAgeMs, maxBytes)
+  local len, bytes = settle(meta, stream)
+  if len == 0 then return end
   local cutoff = now - maxAgeMs
   local cursor = '-'
   local drop, why = nil, nil
@@ -94,6 +102,7 @@ end`;
  * around its serial and epoch. Returns {serial, epoch}.
  */
 export const appendScript = script(`local epoch = ensure(KEYS[1], KEYS[2], ARGV[1], ARGV[5])
+settle(KEYS[1], KEYS[2])
 local serial = redis.call('HINCRBY', KEYS[1], 'last', 1)
 local frame = ARGV[6] .. serial .. ARGV[7] .. epoch .. ARGV[8]
 redis.call('XADD', KEYS[2], serial .. '-' .. now, 'f', frame)

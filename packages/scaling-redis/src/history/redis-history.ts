@@ -12,6 +12,7 @@ import { type Logger, silentLogger } from '../logger.js';
 import type { RedisServerOptions } from '../redis-options.js';
 import { fillTemplate, frameTemplate } from './frame-template.js';
 import { appendScript, listScript, positionScript, readScript } from './history-scripts.js';
+import { createSizeCache, escapeGlob, measureHistorySizes, type RedisHistorySize } from './history-size.js';
 
 /** An app's history bounds (the `HistoryLimits` of the server's port). */
 export interface RedisHistoryLimits {
@@ -56,6 +57,12 @@ export interface RedisChannelHistory {
     query: { readonly afterSerial: number; readonly limit: number },
     limits: RedisHistoryLimits,
   ): Promise<RedisHistoryList>;
+  /**
+   * What the app's history holds across the cluster, for the `/metrics` gauges: measured on every master at most once
+   * per `sizeCacheMs`, shared by every app; a call waits for a measure under way a second at most, and answers
+   * undefined only while none has succeeded yet (or the last failed).
+   */
+  size(appId: string): Promise<RedisHistorySize | undefined>;
   /** Deletes an app's history (single Redis; on a Redis Cluster its keys run out by their expiry). */
   forget(appId: string): void;
   /** Resolves once connected. */
@@ -75,14 +82,21 @@ export interface RedisHistoryOptions extends RedisServerOptions {
    * position older than that is told `restarted`. The frames themselves expire with the app's max age.
    */
   readonly idleMs?: number | undefined;
+  /**
+   * How long, in ms, the measured history size (the `/metrics` gauges) is answered before the next scrape measures
+   * again: a measure walks every master's keys (10 000 by default).
+   */
+  readonly sizeCacheMs?: number | undefined;
   readonly logger?: Logger | undefined;
 }
 
 /** The default byte cap per channel: 4 MiB of frames. */
 export const DEFAULT_HISTORY_BYTES_PER_CHANNEL = 4 * 1024 * 1024;
 
+// How long a scrape waits for a size measure under way before answering the previous figures.
+const SIZE_WAIT_MS = 1000;
+
 const messageOf = (error: unknown) => (error instanceof Error ? error.message : String(error));
-const GLOB = /[*?[\]\\]/g;
 
 /**
  * Creates the Redis history of a cluster: per channel a stream of frames with ids `<serial>-<ms>` and a hash with its
@@ -129,6 +143,27 @@ export function createRedisHistory(options: RedisHistoryOptions = {}): RedisChan
     return runScript(link, lua, channelKeys, args);
   };
   let closing: Promise<void> | undefined;
+  let sizeFailing = false;
+  const sizes = createSizeCache(
+    async () => {
+      if (!link.ready()) await connected();
+      const measured = await measureHistorySizes(await link.masters(), prefix, {
+        clusterMode: link.clusterMode,
+      });
+      sizeFailing = false;
+      return measured;
+    },
+    {
+      cacheMs: options.sizeCacheMs ?? 10_000,
+      waitMs: SIZE_WAIT_MS,
+      failed: (error) => {
+        // Once per outage, and not for a measure cut short by close.
+        if (sizeFailing || closing) return;
+        sizeFailing = true;
+        logger.warn('history: could not measure its size', { error: messageOf(error) });
+      },
+    },
+  );
 
   return {
     async append(appId, channel, encode, limits) {
@@ -178,9 +213,10 @@ export function createRedisHistory(options: RedisHistoryOptions = {}): RedisChan
         frames: (reply[3] as unknown[]).map(String),
       };
     },
+    size: (appId) => sizes.size(appId),
     forget(appId) {
       if (link.clusterMode) return;
-      forgetApp(link, `${prefix}{hist:${appId.replace(GLOB, '\\$&')}:*`).catch((error: unknown) =>
+      forgetApp(link, `${escapeGlob(prefix)}{hist:${escapeGlob(appId)}:*`).catch((error: unknown) =>
         logger.warn('history: could not forget an app', { appId, error: messageOf(error) }),
       );
     },

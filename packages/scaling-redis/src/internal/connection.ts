@@ -29,6 +29,18 @@ export interface RedisLink {
   close(): Promise<void>;
   /** Drops every socket at once, without any goodbye. */
   destroy(): void;
+  /**
+   * One sender per master (the server itself on a single Redis), for what each master answers for its own keys only
+   * (SCAN). Connects to a master the cluster client has not needed yet.
+   */
+  masters(): Promise<readonly MasterLink[]>;
+}
+
+/** Commands to one master, unrouted: its keys only. */
+export interface MasterLink {
+  /** `host:port` of the master ('' on a single Redis). */
+  readonly address: string;
+  send(args: readonly string[]): Promise<unknown>;
 }
 
 export interface LinkEvents {
@@ -227,6 +239,16 @@ function clusterLink(
     destroy: () => {
       if (cluster.isOpen) cluster.destroy();
     },
+    masters: () =>
+      Promise.all(
+        cluster.masters.map(async (master) => {
+          const client = await cluster.nodeClient(master);
+          return {
+            address: address(master),
+            send: (args: readonly string[]) => client.sendCommand([...args]),
+          };
+        }),
+      ),
   };
 }
 
@@ -265,5 +287,6 @@ function clientLink(
       if (client.isOpen) client.destroy();
       if (withSubscriber && subscriber.isOpen) subscriber.destroy();
     },
+    masters: async () => [{ address: '', send: (args) => client.sendCommand([...args]) }],
   };
 }
