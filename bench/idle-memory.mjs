@@ -5,7 +5,7 @@
 // of the growth is V8's young generation (semi-spaces sized by how much survived the burst, and freed by no
 // collection), how much the old generation, how much lies outside the JavaScript heap (uWS's sockets, buffers).
 //   node bench/idle-memory.mjs [--targets herald,ceiling] [--runs 3] [--connections 10000] [--bin other/bin.js]
-//                              [--node PATH] [--trace-gc]
+//                              [--node PATH] [--node-arg --trace-gc …] [--allocations /tmp/prefix]
 // The run re-executes itself pinned to the load core (as run.mjs does); servers run on the server core.
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -23,7 +23,11 @@ const { values } = parseArgs({
     processes: { type: 'string', default: '4' },
     bin: { type: 'string' },
     node: { type: 'string' },
-    'trace-gc': { type: 'boolean', default: false },
+    // Flags for the target's Node (repeat for more), e.g. --trace-gc: its log is bench/targets/logs/<target>-memory.log.
+    'node-arg': { type: 'string', multiple: true, default: [] },
+    // Every allocation from the first mark to the collection, by function (V8's sampling heap profiler, collected
+    // objects included): written to <prefix>-<target>-<run>.heapprofile (Chrome DevTools opens it).
+    allocations: { type: 'string' },
     'load-cpu': { type: 'string', default: '1' },
     'server-cpu': { type: 'string', default: '0' },
   },
@@ -56,15 +60,18 @@ async function waitForMarks(file, count) {
 async function measure(name, run) {
   const file = join(dir, `${name}-${run}.jsonl`);
   process.env.HERALD_MEMORY_PROBE = file;
+  if (values.allocations)
+    process.env.HERALD_MEMORY_PROBE_ALLOCATIONS = `${values.allocations}-${name}-${run}.heapprofile`;
   const target = await startTarget(name, {
     cpu: values['server-cpu'],
     node: values.node,
     bin: values.bin,
     transport: 'uws',
     label: `${name}-memory`,
-    nodeArgs: ['--import', probe, ...(values['trace-gc'] ? ['--trace-gc'] : [])],
+    nodeArgs: ['--import', probe, ...values['node-arg']],
   });
   delete process.env.HERALD_MEMORY_PROBE;
+  delete process.env.HERALD_MEMORY_PROBE_ALLOCATIONS;
   let readings = 0;
   const probed = {
     ...target,

@@ -2,7 +2,8 @@
 // JSON line to $HERALD_MEMORY_PROBE with the process's memory as V8 sees it (RSS, each heap space's reserved, used and
 // resident bytes); on SIGUSR2 it collects garbage first, then appends the line, so the driver reads what was there at
 // its mark and what of it was live. Nothing runs until a signal comes; the servers use neither signal.
-import { appendFileSync } from 'node:fs';
+import { appendFileSync, writeFileSync } from 'node:fs';
+import { Session } from 'node:inspector';
 import { getHeapSpaceStatistics, setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 
@@ -34,9 +35,38 @@ function collect() {
   }
 }
 
+// With $HERALD_MEMORY_PROBE_ALLOCATIONS set, V8's sampling heap profiler runs from the first mark to the collection,
+// counting objects collected meanwhile too (every allocation, not only what survived), and its profile is written
+// to that file: where the garbage of a burst of connections comes from.
+const allocations = process.env.HERALD_MEMORY_PROBE_ALLOCATIONS;
+let session;
+
+function startSampling() {
+  session = new Session();
+  session.connect();
+  session.post('HeapProfiler.startSampling', {
+    samplingInterval: 1024,
+    includeObjectsCollectedByMajorGC: true,
+    includeObjectsCollectedByMinorGC: true,
+  });
+}
+
+function stopSampling() {
+  session?.post('HeapProfiler.stopSampling', (error, result) => {
+    if (!error) writeFileSync(allocations, JSON.stringify(result.profile));
+    session.disconnect();
+  });
+}
+
 if (file) {
-  process.on('SIGWINCH', () => record('mark'));
+  let marks = 0;
+  process.on('SIGWINCH', () => {
+    record('mark');
+    marks += 1;
+    if (allocations && marks === 1) startSampling();
+  });
   process.on('SIGUSR2', () => {
+    if (allocations) stopSampling();
     collect();
     record('collected');
   });
