@@ -101,6 +101,8 @@ async function measure(name, run) {
     run,
     connections: result.connections,
     kib_per_conn: result.kib_per_conn,
+    // The process's RSS at the mark: the growth above is from a baseline that start-up's own heap sizing moves.
+    rss_mib: result.rss_mib,
     young_mib: `${(youngSize(before) / MiB).toFixed(0)} → ${(youngSize(after) / MiB).toFixed(0)}`,
     young_kib_per_conn: perConn(young(after) - young(before)),
     old_kib_per_conn: perConn(old(after) - old(before)),
