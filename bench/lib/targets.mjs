@@ -238,14 +238,16 @@ export async function waitForPort(port, child, timeoutMs = 20_000) {
  * (default `auto`: native where a build loads); `uws` stops the target where none loads rather than measure the
  * other transport.
  * @param {'herald'|'herald-portable'|'herald-webhooks'|'herald-history'|'herald-history-portable'|'herald-console'|'soketi'|'ceiling'|'ceiling-ws'} name
- * @param {{ cpu?: string, profileDir?: string, label?: string, node?: string, transport?: 'auto'|'uws'|'portable', bin?: string }} options
- *   `bin`: another build's `apps/realtime/dist/bin.js` for the Herald targets (a before/after in one sitting)
+ * @param {{ cpu?: string, profileDir?: string, label?: string, node?: string, transport?: 'auto'|'uws'|'portable', bin?: string, nodeArgs?: string[] }} options
+ *   `bin`: another build's `apps/realtime/dist/bin.js` for the Herald targets (a before/after in one sitting);
+ *   `nodeArgs`: Node flags for the target's process, e.g. a preloaded probe
  */
 export async function startTarget(name, options = {}) {
   const port = await freePort();
   mkdirSync(`${workDir}/logs`, { recursive: true });
   const node = [name === 'soketi' ? process.execPath : (options.node ?? process.execPath)];
   if (options.profileDir) node.push('--cpu-prof', `--cpu-prof-dir=${options.profileDir}`);
+  if (options.nodeArgs) node.push(...options.nodeArgs);
   let args;
   let env = { ...process.env };
   let receiver;

@@ -19,7 +19,7 @@ const OVER_QUOTA = 'Application is over its connection quota';
  * opens). Other refused upgrades still complete and are closed with the reason once open, as Pusher clients expect.
  */
 export function socketData(
-  ctx: ServerContext,
+  ctx: Pick<ServerContext, 'addressLimits' | 'apps' | 'logger'>,
   request: UpgradeRequest,
   socketId: string,
 ): SocketData | UpgradeRefusal {
@@ -44,13 +44,11 @@ export function socketData(
     channels: NO_CHANNELS as Set<string>,
     presence: undefined,
     userId: undefined,
-    watchlist: undefined,
-    watchedOnline: undefined,
+    watching: undefined,
     open: true,
     established: false,
     admitted: false,
     address,
-    authDeadline: undefined,
   };
 }
 

@@ -31,6 +31,7 @@ export function addApp(registry: AppRegistry, metrics: ServerMetrics, config: Re
     limiter: new SocketRateLimiter(config.connectionLimits, config.id),
     counts: { due: new Map(), told: new Map(), changedHere: new Set() },
     holds: undefined,
+    authDeadlines: new Map(),
   };
   registry.byKey.set(config.key, state);
   registry.byId.set(config.id, state);

@@ -1,3 +1,4 @@
+import { stopAuthDeadline } from './authorization.js';
 import { forgetUser } from './sign-in.js';
 import type { ServerContext, Socket } from './state.js';
 import { leave } from './unsubscribe.js';
@@ -7,9 +8,9 @@ export function disconnect(ctx: ServerContext, ws: Socket, code: number): void {
   const data = ws.getUserData();
   data.open = false;
   if (data.address !== undefined) ctx.addressLimits.closed(data.address, Date.now());
-  if (data.authDeadline) clearTimeout(data.authDeadline);
   const app = data.app;
   if (!app?.sockets.delete(ws)) return;
+  stopAuthDeadline(app, ws);
   ctx.socketsById.delete(data.socketId);
   for (const channel of [...data.channels]) leave(ctx, ws, app, channel, 'close');
   if (data.userId !== undefined) forgetUser(ctx, ws, app, data.userId);

@@ -7,7 +7,7 @@ import {
   parseUserData,
   verifyUserAuth,
 } from '@herald/protocol-core';
-import { authorised } from './authorization.js';
+import { stopAuthDeadline } from './authorization.js';
 import { clusterFailed, guard } from './guard.js';
 import { closeWith, send, sendError } from './send.js';
 import type { AppState, ServerContext, Socket } from './state.js';
@@ -35,7 +35,7 @@ export function signin(
   if (data.userId !== undefined) forgetUser(ctx, ws, app, data.userId);
   const userId = user.value.id;
   data.userId = userId;
-  authorised(data);
+  stopAuthDeadline(app, ws);
   const sockets = app.users.get(userId) ?? new Set();
   sockets.add(ws);
   app.users.set(userId, sockets);

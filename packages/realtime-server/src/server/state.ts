@@ -91,10 +91,32 @@ export interface AppState {
    * `live-hold.ts`), by channel; undefined while there are none, so the fan-out checks one field.
    */
   holds: Map<string, Set<LiveHold>> | undefined;
+  /**
+   * Authorised connections: each socket not yet authorised, with the timer that closes it with 4009 (see
+   * `authorization.ts`). Kept here rather than in {@link SocketData}, which stays within its field budget.
+   */
+  readonly authDeadlines: Map<Socket, NodeJS.Timeout>;
+}
+
+/** A signed-in socket's watchlist, and what the socket was told of each user on it. */
+export interface Watching {
+  readonly users: readonly string[];
+  /**
+   * What this socket was last told (or learned first) of each watched user: true online, false offline. Events
+   * that would repeat it are not sent, and an answer of the cluster that is older than a change is not sent either.
+   */
+  readonly online: Map<string, boolean>;
 }
 
 // Per-socket state stays small: a few scalars, the subscribed channel names and, only on presence channels,
 // the user id each was joined as.
+//
+// At most 15 fields (14 now): uWebSockets.js copies every property of the upgrade's user data onto its socket object
+// (`getUserData()` answers the socket itself), one by one through V8's API, and V8 keeps at most 15 properties added
+// that way in fast mode. A 16th turns every socket's properties into a hash table: 0.7 KiB more heap per idle socket,
+// slower reads of every field, and enough survivors in a burst of connections to double V8's young generation
+// (+1.6 KiB RSS per socket at 10 000 in the bench's `idle`). State that only some sockets need goes elsewhere (a
+// sub-object, or a map of the app's, as `authDeadlines`); test/socket-state.int.test.ts holds the budget.
 export interface SocketData {
   readonly app: AppState | undefined;
   readonly rejection: { code: number; message: string } | undefined;
@@ -106,12 +128,7 @@ export interface SocketData {
   presence: Map<string, string> | undefined;
   userId: string | undefined;
   /** The signed-in user's watchlist, when it has one. */
-  watchlist: readonly string[] | undefined;
-  /**
-   * What this socket was last told (or learned first) of each watched user: true online, false offline. Events
-   * that would repeat it are not sent, and an answer of the cluster that is older than a change is not sent either.
-   */
-  watchedOnline: Map<string, boolean> | undefined;
+  watching: Watching | undefined;
   open: boolean;
   /** Set once `connection_established` was sent; frames before it are ignored. */
   established: boolean;
@@ -119,8 +136,6 @@ export interface SocketData {
   admitted: boolean;
   /** The client's address as the per-address limits count it; undefined while they are off. */
   readonly address: string | undefined;
-  /** Closes the socket with 4009 unless it signs in or subscribes to a private channel first (authorised apps). */
-  authDeadline: NodeJS.Timeout | undefined;
 }
 
 export type Socket = TransportSocket<SocketData>;

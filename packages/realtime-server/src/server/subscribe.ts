@@ -13,7 +13,7 @@ import {
   validateChannelName,
   verifyChannelAuth,
 } from '@herald/protocol-core';
-import { authorised } from './authorization.js';
+import { stopAuthDeadline } from './authorization.js';
 import { awaitConfirmation, isAwaitingConfirmation, takeConfirmation } from './confirmations.js';
 import { clusterFailed, guard } from './guard.js';
 import { holdLive } from './live-hold.js';
@@ -74,7 +74,7 @@ export function subscribe(
       });
       return;
     }
-    authorised(data);
+    stopAuthDeadline(app, ws);
   }
   let member: Member | undefined;
   if (traits.presence) {

@@ -31,7 +31,7 @@ export function tellWatchers(app: AppState, userId: string, online: boolean): vo
   if (!watching) return;
   let frame: string | undefined;
   for (const ws of watching) {
-    const known = ws.getUserData().watchedOnline;
+    const known = ws.getUserData().watching?.online;
     // Unknown counts as offline: a socket is never told a user went offline before it was told they were online.
     const was = known?.get(userId) ?? false;
     known?.set(userId, online);
@@ -44,16 +44,16 @@ export function tellWatchers(app: AppState, userId: string, online: boolean): vo
 /** Registers a signed-in socket's watchlist and tells it which watched users are online now. */
 export function watch(ctx: ServerContext, ws: Socket, app: AppState, watchlist: readonly string[]): void {
   const data = ws.getUserData();
-  data.watchlist = watchlist;
   const known = new Map<string, boolean>();
-  data.watchedOnline = known;
+  const watching = { users: watchlist, online: known };
+  data.watching = watching;
   for (const userId of watchlist) {
-    const watching = app.watchers.get(userId) ?? new Set<Socket>();
-    watching.add(ws);
-    app.watchers.set(userId, watching);
+    const watchers = app.watchers.get(userId) ?? new Set<Socket>();
+    watchers.add(ws);
+    app.watchers.set(userId, watchers);
   }
   const tell = (answer: readonly string[]) => {
-    if (!data.open || data.watchlist !== watchlist) return;
+    if (!data.open || data.watching !== watching) return;
     // A user whose change reached this socket while the cluster answered is already told, and more recently.
     const online = answer.filter((userId) => !known.has(userId));
     for (const userId of online) known.set(userId, true);
@@ -73,13 +73,12 @@ export function watch(ctx: ServerContext, ws: Socket, app: AppState, watchlist: 
 /** Forgets a socket's watchlist. */
 export function unwatch(ws: Socket, app: AppState): void {
   const data = ws.getUserData();
-  if (!data.watchlist) return;
-  for (const userId of data.watchlist) {
-    const watching = app.watchers.get(userId);
-    if (!watching) continue;
-    watching.delete(ws);
-    if (watching.size === 0) app.watchers.delete(userId);
+  if (!data.watching) return;
+  for (const userId of data.watching.users) {
+    const watchers = app.watchers.get(userId);
+    if (!watchers) continue;
+    watchers.delete(ws);
+    if (watchers.size === 0) app.watchers.delete(userId);
   }
-  data.watchlist = undefined;
-  data.watchedOnline = undefined;
+  data.watching = undefined;
 }

@@ -9,6 +9,7 @@ import {
   type TransportOptions,
   type TransportSocket,
   UpgradeRefusal,
+  type UpgradeRequest,
 } from './types.js';
 
 type UwsModule = typeof Uws;
@@ -92,6 +93,41 @@ function refuse(res: Uws.HttpResponse, refusal: UpgradeRefusal): void {
 }
 
 /**
+ * An upgrade request as the core reads it. The peer's address and X-Forwarded-For are read only when per-address
+ * limits ask (the request is valid for the upgrade call, which the core answers in). A class, so those two are
+ * getters of its prototype: an object literal with getters built two closures and an accessor map per upgrade,
+ * about 0.7 KiB of garbage per connection (V8's sampling heap profiler, 10 000 connects).
+ */
+class UwsUpgrade implements UpgradeRequest {
+  readonly key: string;
+  readonly origin: string;
+  readonly query: string;
+  readonly #res: Uws.HttpResponse;
+  readonly #req: Uws.HttpRequest;
+
+  constructor(res: Uws.HttpResponse, req: Uws.HttpRequest) {
+    this.key = req.getParameter(0) ?? '';
+    this.origin = req.getHeader('origin');
+    this.query = req.getQuery() ?? '';
+    this.#res = res;
+    this.#req = req;
+  }
+
+  get remoteAddress(): string {
+    return Buffer.from(this.#res.getRemoteAddressAsText()).toString();
+  }
+
+  // Every X-Forwarded-For line, joined as node:http joins them (getHeader would give only the first).
+  get forwardedFor(): string {
+    let joined = '';
+    this.#req.forEach((name, value) => {
+      if (name === 'x-forwarded-for') joined = joined === '' ? value : `${joined}, ${value}`;
+    });
+    return joined;
+  }
+}
+
+/**
  * The transport on a native uWebSockets.js build: native topic fan-out, and its sockets handed to the core as they
  * are (they already have the methods of {@link TransportSocket}).
  */
@@ -121,23 +157,7 @@ export function createUwsTransport<Data>(uws: UwsModule, options: TransportOptio
     sendPingsAutomatically: false,
     maxBackpressure: options.maxBackpressure,
     upgrade: (res, req, context) => {
-      const data = handlers.upgrade({
-        key: req.getParameter(0) ?? '',
-        origin: req.getHeader('origin'),
-        query: req.getQuery() ?? '',
-        // Read only when per-address limits ask (the request is valid for this call, which the core answers in).
-        get remoteAddress() {
-          return Buffer.from(res.getRemoteAddressAsText()).toString();
-        },
-        // Every X-Forwarded-For line, joined as node:http joins them (getHeader would give only the first).
-        get forwardedFor() {
-          let joined = '';
-          req.forEach((name, value) => {
-            if (name === 'x-forwarded-for') joined = joined === '' ? value : `${joined}, ${value}`;
-          });
-          return joined;
-        },
-      });
+      const data = handlers.upgrade(new UwsUpgrade(res, req));
       if (data instanceof UpgradeRefusal) {
         refuse(res, data);
         return;
