@@ -1,15 +1,18 @@
 // Summarises a V8 .cpuprofile (from `node bench/run.mjs --profile`): the functions with the most self time, and
-// the most inclusive time, with their files, as shares of the sampled time.
-// Usage: node bench/profile-summary.mjs <file.cpuprofile> [--top 25] [--match realtime-server]
+// the most inclusive time, with their files, as shares of the sampled time. With `--per N` (the deliveries, requests…
+// the profiled run served) each row also gives its time per unit in µs, which compares two servers' profiles on the
+// same work whatever their rates were.
+// Usage: node bench/profile-summary.mjs <file.cpuprofile> [--top 25] [--match realtime-server] [--per 1000000]
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 
 const { values, positionals } = parseArgs({
   allowPositionals: true,
-  options: { top: { type: 'string', default: '25' }, match: { type: 'string' } },
+  options: { top: { type: 'string', default: '25' }, match: { type: 'string' }, per: { type: 'string' } },
 });
 const profile = JSON.parse(readFileSync(positionals[0], 'utf8'));
 const top = Number(values.top);
+const per = values.per === undefined ? undefined : Number(values.per);
 const byId = new Map(profile.nodes.map((node) => [node.id, node]));
 const parent = new Map();
 for (const node of profile.nodes) for (const child of node.children ?? []) parent.set(child, node.id);
@@ -43,13 +46,19 @@ for (const [id, time] of selfTime) {
   }
 }
 
+// Time the process spent waiting: the rest is what it worked.
+const idle = self.get('(idle)') ?? 0;
+
 const show = (title, map) => {
-  console.log(`\n${title} (of ${(total / 1e6).toFixed(2)} s sampled)`);
+  const busy = `${((total - idle) / 1e6).toFixed(2)} s busy`;
+  const unit = per ? `, µs per unit of ${per}: ${((total - idle) / per).toFixed(3)} busy` : '';
+  console.log(`\n${title} (of ${(total / 1e6).toFixed(2)} s sampled, ${busy}${unit})`);
   const rows = [...map].filter(([key]) => !values.match || key.includes(values.match));
   rows.sort((a, b) => b[1] - a[1]);
   for (const [key, time] of rows.slice(0, top)) {
+    const perUnit = per ? `${(time / per).toFixed(3).padStart(8)} µs  ` : '';
     console.log(
-      `${((100 * time) / total).toFixed(1).padStart(5)}%  ${(time / 1000).toFixed(0).padStart(6)} ms  ${key}`,
+      `${((100 * time) / total).toFixed(1).padStart(5)}%  ${(time / 1000).toFixed(0).padStart(6)} ms  ${perUnit}${key}`,
     );
   }
 };

@@ -103,7 +103,7 @@ for (const [index, scenario] of list.entries()) {
       target = await startTarget(name, {
         cpu: values['server-cpu'],
         label: `${scenario.name}-${name}`,
-        profileDir: name === 'herald' ? profileDir : undefined,
+        profileDir,
         node: serverNode,
         transport,
         bin: values.bin,
@@ -340,5 +340,5 @@ writeFileSync(
   out,
   `${JSON.stringify({ startedAt, argv: process.argv.slice(2), machine, results, summary: lines, checks }, null, 2)}\n`,
 );
-log(`wrote ${out}${profileDir ? `; Herald CPU profiles in ${profileDir}` : ''}`);
+log(`wrote ${out}${profileDir ? `; CPU profiles (<scenario>-<target>.cpuprofile) in ${profileDir}` : ''}`);
 process.exit(0);

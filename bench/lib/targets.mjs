@@ -240,13 +240,18 @@ export async function waitForPort(port, child, timeoutMs = 20_000) {
  * @param {'herald'|'herald-portable'|'herald-webhooks'|'herald-history'|'herald-history-portable'|'herald-console'|'soketi'|'ceiling'|'ceiling-ws'} name
  * @param {{ cpu?: string, profileDir?: string, label?: string, node?: string, transport?: 'auto'|'uws'|'portable', bin?: string, nodeArgs?: string[] }} options
  *   `bin`: another build's `apps/realtime/dist/bin.js` for the Herald targets (a before/after in one sitting);
- *   `nodeArgs`: Node flags for the target's process, e.g. a preloaded probe
+ *   `nodeArgs`: Node flags for the target's process, e.g. a preloaded probe;
+ *   `profileDir`: start the server with `--cpu-prof` (any target; the profile is written when it exits on SIGTERM)
  */
 export async function startTarget(name, options = {}) {
   const port = await freePort();
   mkdirSync(`${workDir}/logs`, { recursive: true });
   const node = [name === 'soketi' ? process.execPath : (options.node ?? process.execPath)];
-  if (options.profileDir) node.push('--cpu-prof', `--cpu-prof-dir=${options.profileDir}`);
+  // One profile per server process, named after its run (`<scenario>-<target>.cpuprofile` from run.mjs's label).
+  if (options.profileDir) {
+    node.push('--cpu-prof', `--cpu-prof-dir=${options.profileDir}`);
+    if (options.label) node.push(`--cpu-prof-name=${options.label}.cpuprofile`);
+  }
   if (options.nodeArgs) node.push(...options.nodeArgs);
   let args;
   let env = { ...process.env };
@@ -305,6 +310,8 @@ export async function startTarget(name, options = {}) {
     restBase: `http://127.0.0.1:${port}`,
     rssKiB: () => readRssKiB(child.pid),
     cpuSeconds: () => readCpuSeconds(child.pid),
+    cpuTimes: () => readCpuTimes(child.pid),
+    writeCalls: () => readWriteCalls(child.pid),
     alive: () => child.exitCode === null,
     /** Requests the silent webhook receiver got (herald-webhooks only). */
     webhookRequests: () => receiver?.requests(),
@@ -333,10 +340,26 @@ export function readRssKiB(pid) {
 }
 
 export function readCpuSeconds(pid) {
+  const { user, system } = readCpuTimes(pid);
+  return user + system;
+}
+
+/** The process's CPU seconds so far, in user space and in the kernel (its system calls), NaN where unreadable. */
+export function readCpuTimes(pid) {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
     const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return (Number(fields[11]) + Number(fields[12])) / 100;
+    return { user: Number(fields[11]) / 100, system: Number(fields[12]) / 100 };
+  } catch {
+    return { user: Number.NaN, system: Number.NaN };
+  }
+}
+
+/** The process's write-family system calls so far (`syscw` of /proc/<pid>/io: write, writev…), NaN where unreadable. */
+export function readWriteCalls(pid) {
+  try {
+    const io = readFileSync(`/proc/${pid}/io`, 'utf8');
+    return Number(/syscw: (\d+)/.exec(io)?.[1] ?? Number.NaN);
   } catch {
     return Number.NaN;
   }
