@@ -26,14 +26,27 @@
 // with different `--publishes` and divide the difference by the extra deliveries (start-up cancels out).
 import { spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { Agent, request as httpRequest } from 'node:http';
 import { connect } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { PerformanceObserver } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
-import { fileLimit, hasTaskset, reexecPinned } from './lib/targets.mjs';
+import {
+  APP,
+  fileLimit,
+  freePort,
+  hasTaskset,
+  heraldConfig,
+  readCpuTimes,
+  readWriteCalls,
+  reexecPinned,
+  waitForPort,
+} from './lib/targets.mjs';
 
 const { values } = parseArgs({
   options: {
@@ -217,7 +230,7 @@ async function main() {
   for (let round = 0; round < rounds; round++) {
     const order = round % 2 === 0 ? configs : [...configs].reverse();
     for (const config of order) {
-      const run = await runOnce(config);
+      const run = PROCESS_VARIANTS.has(config.variant) ? await runProcess(config) : await runOnce(config);
       figures.get(label(config)).push(run);
       console.error(`[ws-send-cost] round ${round + 1} ${label(config)}: ${JSON.stringify(run)}`);
     }
@@ -341,6 +354,131 @@ async function runOnce({ node, variant }) {
         });
       });
     }
+  }
+}
+
+// The whole servers as the bench starts them, fed by REST triggers from this process (Bearer auth, one keep-alive
+// connection per lane): the app (`apps/realtime/dist/bin.js server`, portable transport) and ceiling-ws.mjs.
+const PROCESS_VARIANTS = new Set(['app', 'ceiling-ws']);
+
+/** One whole server process, N subscribers, the broadcasts as REST triggers; its CPU from /proc. */
+async function runProcess({ node, variant }) {
+  const sockets = Number(values.sockets);
+  const total = Number(values.publishes);
+  const window = Number(values.window);
+  const bench = fileURLToPath(new URL('.', import.meta.url));
+  const port = await freePort();
+  const dir = mkdtempSync(join(tmpdir(), 'herald-send-cost-'));
+  const env = { ...process.env };
+  let script;
+  if (variant === 'app') {
+    const config = join(dir, 'herald.json');
+    writeFileSync(config, JSON.stringify(heraldConfig(port)));
+    script = [
+      `${bench}../apps/realtime/dist/bin.js`,
+      'server',
+      '--host',
+      '127.0.0.1',
+      '--port',
+      String(port),
+    ];
+    script.push('--config', config);
+    env.NODE_ENV = 'production';
+    env.REALTIME_TRANSPORT = 'portable';
+  } else {
+    script = [`${bench}ceiling-ws.mjs`, String(port)];
+  }
+  const wrapper = values['server-wrapper'].split(' ').filter(Boolean);
+  const flags = values['server-flags'].split(' ').filter(Boolean);
+  const args = [...wrapper, node, ...flags, ...script];
+  const quoted = args.map((arg) => `'${arg.replaceAll("'", "'\\''")}'`).join(' ');
+  const pin = hasTaskset ? `taskset -c ${values['server-cpu']} ` : '';
+  const child = spawn('bash', ['-c', `ulimit -n ${fileLimit()} && exec ${pin}${quoted} >'${dir}/log' 2>&1`], {
+    cwd: dir,
+    env,
+    stdio: 'ignore',
+  });
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  const subscribers = [];
+  const agent = new Agent({ keepAlive: true, maxSockets: 4 });
+  try {
+    await waitForPort(port, child, 600_000);
+    const counter = { frames: 0, acked: 0, send: () => {} };
+    for (let i = 0; i < sockets; i += 50) {
+      const batch = [];
+      for (let j = i; j < Math.min(sockets, i + 50); j++) batch.push(subscribe(port, counter));
+      subscribers.push(...(await Promise.all(batch)));
+    }
+    counter.frames = 0;
+    counter.perPublish = sockets;
+    const body = JSON.stringify({ name: 'tick', channel: CHANNEL, data: DATA });
+    const trigger = () =>
+      new Promise((resolve, reject) => {
+        const request = httpRequest(
+          {
+            agent,
+            port,
+            host: '127.0.0.1',
+            method: 'POST',
+            path: `/apps/${APP.id}/events`,
+            headers: {
+              authorization: `Bearer ${APP.secret}`,
+              'content-type': 'application/json',
+              'content-length': Buffer.byteLength(body),
+            },
+          },
+          (response) => {
+            response.resume();
+            response.on('end', () =>
+              response.statusCode === 200 ? resolve() : reject(new Error(`trigger: ${response.statusCode}`)),
+            );
+          },
+        );
+        request.once('error', reject);
+        request.end(body);
+      });
+    const cpu0 = readCpuTimes(child.pid);
+    const writes0 = readWriteCalls(child.pid);
+    const started = performance.now();
+    let sent = 0;
+    const finished = new Promise((resolve, reject) => {
+      const pump = () => {
+        if (counter.acked >= total) resolve();
+        while (sent < total && sent - counter.acked < window) {
+          sent++;
+          trigger().catch(reject);
+        }
+      };
+      counter.send = pump;
+      pump();
+    });
+    const limit = setTimeout(() => child.kill('SIGKILL'), 1_800_000);
+    await Promise.race([finished, exited.then(() => Promise.reject(new Error(`${variant} exited`)))]);
+    clearTimeout(limit);
+    const cpu1 = readCpuTimes(child.pid);
+    const writes = readWriteCalls(child.pid) - writes0;
+    const deliveries = total * sockets;
+    return {
+      cpu_us_per_delivery: Number(
+        (((cpu1.user + cpu1.system - cpu0.user - cpu0.system) * 1e6) / deliveries).toFixed(3),
+      ),
+      user_us_per_delivery: Number((((cpu1.user - cpu0.user) * 1e6) / deliveries).toFixed(3)),
+      deliveries_per_write: Number((deliveries / writes).toFixed(2)),
+      wall_ms: Math.round(performance.now() - started),
+      // Not measured from outside the process.
+      gc_us_per_delivery: null,
+      heap_used_mib: null,
+    };
+  } finally {
+    agent.destroy();
+    for (const socket of subscribers) socket.destroy();
+    if (child.exitCode === null) {
+      child.kill('SIGTERM');
+      const timer = setTimeout(() => child.kill('SIGKILL'), 120_000);
+      await exited;
+      clearTimeout(timer);
+    }
+    rmSync(dir, { recursive: true, force: true });
   }
 }
 

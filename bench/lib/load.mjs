@@ -2,6 +2,7 @@
 // and publishes signed REST triggers.
 import { fork } from 'node:child_process';
 import { createHash, createHmac } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { Agent, request } from 'node:http';
 import { signRequest } from '@herald/protocol-core';
 import { Histogram } from './histogram.mjs';
@@ -38,6 +39,23 @@ export class LoadPool {
       });
       return child;
     });
+  }
+
+  /**
+   * Times the load processes have slept so far (voluntary context switches, /proc/<pid>/status): a reader that waits
+   * for data sleeps, and each of its wake-ups is paid for in the kernel by the server's write that woke it.
+   */
+  sleeps() {
+    let sum = 0;
+    for (const child of this.children) {
+      try {
+        const status = readFileSync(`/proc/${child.pid}/status`, 'utf8');
+        sum += Number(/voluntary_ctxt_switches:\s+(\d+)/.exec(status)?.[1] ?? Number.NaN);
+      } catch {
+        return Number.NaN;
+      }
+    }
+    return sum;
   }
 
   /** Frames received by every load process since `start`, as last reported (every 20 ms). */

@@ -179,6 +179,7 @@ async function fanout(
   let running = true;
   await pool.start();
   const meter = cpuMeter(target);
+  const sleeps0 = pool.sleeps();
   const t0 = performance.now();
   const flooded = stalledSet ? floodStalled(target.port) : undefined;
   const lane = async () => {
@@ -199,6 +200,7 @@ async function fanout(
   const cpu = meter();
   const writeCalls = meter.writeCalls();
   const times = meter.times();
+  const readerSleeps = pool.sleeps() - sleeps0;
   await lanesDone;
   const flood = await flooded;
   const expected = publisher.ok * subs;
@@ -247,6 +249,10 @@ async function fanout(
           user_us_per_delivery: round((times.user * 1e6) / receivedInWindow, 2),
           kernel_us_per_delivery: round((times.system * 1e6) / receivedInWindow, 2),
         }
+      : {}),
+    // How often the load processes waited for data, per 1 000 deliveries: busy readers need no wake-up.
+    ...(receivedInWindow > 0 && Number.isFinite(readerSleeps)
+      ? { reader_sleeps_per_1k: round((readerSleeps * 1000) / receivedInWindow, 1) }
       : {}),
   };
 }
@@ -439,6 +445,7 @@ const FANOUT_FIGURES = [
   'user_us_per_delivery',
   'kernel_us_per_delivery',
   'deliveries_per_write',
+  'reader_sleeps_per_1k',
 ];
 const FANOUT_LOWER_IS_BETTER = [
   'p50_ms',
