@@ -35,4 +35,9 @@ export async function networkOutage(
     what: 'pusher-js to reconnect',
     limitMs: 90_000,
   });
+  // Connected is not yet subscribed: pusher-js sends its subscribes on the new connection, and an event published
+  // before the server confirmed one misses it (a client without the plugin never gets it back).
+  await until(() => pusher.allChannels().every((channel) => channel.subscribed), {
+    what: 'pusher-js to subscribe again',
+  });
 }
