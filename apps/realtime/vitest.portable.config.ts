@@ -1,6 +1,6 @@
 import { defineProject } from 'vitest/config';
 
-// The app's integration suite again, with every server it starts on the portable transport (node:http + ws).
+// The app's integration suite again, with every server it starts on the portable transport (node:http).
 export default defineProject({
   test: {
     name: 'realtime-app:portable',

@@ -1,6 +1,6 @@
 import { defineProject } from 'vitest/config';
 
-// The integration suite again, on the portable transport (node:http + ws), forced.
+// The integration suite again, on the portable transport (node:http), forced.
 export default defineProject({
   test: {
     name: 'realtime-server:portable',

@@ -217,7 +217,7 @@ export const configSchema = z
     app_store: appStoreSchema.prefault({}),
     /**
      * What carries the sockets: `auto` runs a native uWebSockets.js build where one loads and the portable
-     * transport (node:http + ws) otherwise; `uws` or `portable` forces one.
+     * transport (node:http) otherwise; `uws` or `portable` forces one.
      */
     transport: z.enum(['auto', 'uws', 'portable']).default('auto'),
     scaling: z

@@ -29,7 +29,7 @@ export function formatDiagnosis(diagnosis: UwsDiagnosis): string {
     return lines.join('\n');
   }
   lines.push(
-    'Result: no native build loads here; `realtime server` runs the portable transport (node:http + ws): ' +
+    'Result: no native build loads here; `realtime server` runs the portable transport (node:http): ' +
       'every feature works, with less fan-out per core and more memory per connection.',
     '',
     'For native speed:',

@@ -123,7 +123,7 @@ describe('realtime transport on Node 20', () => {
     expect(native).toMatch(/^Transport: uws \(native uWebSockets\.js from /m);
     expect(native).not.toContain('realtime transport');
     const configured = await banner(node, { REALTIME_TRANSPORT: 'portable' });
-    expect(configured).toContain('Transport: portable (node:http + ws), as configured');
+    expect(configured).toContain('Transport: portable (node:http), as configured');
     expect(configured).not.toContain('realtime transport');
   });
 });
@@ -168,7 +168,7 @@ describe.each(['22', '24'])('realtime transport on Node %s', (major) => {
       const lines = stdout.split('\n');
       const at = lines.findIndex((line) => line.startsWith('Transport: '));
       expect(lines[at]).toMatch(
-        /^Transport: portable \(node:http \+ ws\): no native uWebSockets\.js build loads on Node /,
+        /^Transport: portable \(node:http\): no native uWebSockets\.js build loads on Node /,
       );
       expect(lines[at + 1]).toBe(
         '  Run `realtime transport` to see why no native build loads here and what to install or run for native speed.',

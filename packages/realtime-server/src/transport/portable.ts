@@ -5,10 +5,11 @@ import {
   type IncomingMessage,
   type Server,
   type ServerResponse,
+  STATUS_CODES,
 } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
+import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
-import { WebSocket, WebSocketServer } from 'ws';
 import { RealtimeServerError } from '../errors.js';
 import {
   type HttpExchange,
@@ -20,81 +21,96 @@ import {
   type TransportOptions,
   type TransportSocket,
   UpgradeRefusal,
+  type UpgradeRequest,
 } from './types.js';
+import {
+  CloseCode,
+  encodeClose,
+  encodeFrame,
+  FrameReader,
+  handshakeProblem,
+  handshakeResponse,
+  Opcode,
+} from './websocket-wire.js';
 
-const TEXT_FRAME = { binary: false } as const;
+// How long a closing socket may go without any progress (its peer's close frame, its last bytes drained) before it
+// is cut off.
+const CLOSE_TIMEOUT_MS = 30_000;
 
-// ws's readyState for an open socket (WebSocket.OPEN), without importing its value on every send.
-const OPEN = 1;
+function onData(this: Socket, chunk: Buffer): void {
+  (this as WireSocket).portable?.receive(chunk);
+}
+
+function onSocketClose(this: Socket): void {
+  const socket = (this as WireSocket).portable;
+  if (socket) socket.hub.closed(socket, CloseCode.Abnormal);
+}
+
+/** A closing socket whose peer neither answered nor took its last bytes in time. */
+function onCloseTimeout(this: Socket): void {
+  this.destroy();
+}
+
+function onSocketError(this: Socket): void {
+  // A reset or a write to a closed peer: the socket is gone; 'close' follows and reports 1006.
+  this.destroy();
+}
+
+/** Node's socket with the one field that leads to its transport socket, so the listeners above are shared. */
+type WireSocket = Socket & { portable?: PortableSocket<unknown> };
 
 /**
- * ws's socket with the one field that leads to its transport socket, so the event listeners below are shared by
- * every socket instead of five closures (and their context) kept per idle connection.
+ * One WebSocket over a Node socket, seen through the transport port: uWS's semantics (topics, a synchronous close
+ * handler). It reads frames itself (see {@link FrameReader}) and writes prebuilt frames, so a topic publish frames
+ * its message once and every subscriber's socket writes that same Buffer.
  */
-class HubWebSocket extends WebSocket {
-  portable: PortableSocket<unknown> | undefined = undefined;
-}
-
-/** The transport socket of a ws socket: the server creates only HubWebSockets (its `WebSocket` option). */
-function portableOf(ws: WebSocket): PortableSocket<unknown> | undefined {
-  return (ws as HubWebSocket).portable;
-}
-
-function onMessage(this: WebSocket, message: Buffer): void {
-  const socket = portableOf(this);
-  if (socket && !socket.closed) socket.hub.handlers.message(socket, message);
-}
-
-/** A ping or pong from the client is activity, as with uWS. */
-function onActivity(this: WebSocket): void {
-  const socket = portableOf(this);
-  if (socket && !socket.closed) socket.hub.handlers.activity(socket);
-}
-
-function onClose(this: WebSocket, code: number): void {
-  const socket = portableOf(this);
-  if (socket) socket.hub.closed(socket, code);
-}
-
-function onError(): void {
-  // ws closes the socket itself after a protocol error (oversized or invalid frame); 'close' follows.
-}
-
-/** A ws socket seen through the transport port: uWS's semantics (topics, a synchronous close handler). */
-class PortableSocket<Data> implements TransportSocket<Data> {
-  readonly topics = new Set<string>();
+class PortableSocket<Data> extends FrameReader implements TransportSocket<Data> {
+  /** The topics it is subscribed to: one needs no collection, which is most sockets (one channel each). */
+  topics: Topic<Data> | Topic<Data>[] | undefined = undefined;
+  /** Set when the close handler has run: by a close frame, `end`, a protocol error or the socket closing. */
   closed = false;
 
   constructor(
-    readonly ws: WebSocket,
+    readonly socket: Socket,
     private readonly data: Data,
     readonly hub: Hub<Data>,
-  ) {}
+  ) {
+    super();
+    (socket as WireSocket).portable = this as PortableSocket<unknown>;
+    socket.on('data', onData);
+    socket.on('close', onSocketClose);
+  }
+
+  protected get maxPayload(): number {
+    return this.hub.maxPayload;
+  }
 
   getUserData(): Data {
     return this.data;
   }
 
   send(message: string | Buffer): number {
-    const ws = this.ws;
-    if (this.closed || ws.readyState !== OPEN) return SendStatus.Dropped;
-    // Like uWS's maxBackpressure: a receiver that does not read loses frames rather than holding memory.
-    if (ws.bufferedAmount > this.hub.maxBackpressure) return SendStatus.Dropped;
-    // Every Pusher frame is text: a Buffer (a topic publish encodes once) must not go out as a binary frame, which
-    // a browser hands pusher-js as a Blob it cannot parse.
-    ws.send(message, TEXT_FRAME);
-    return ws.bufferedAmount > 0 ? SendStatus.Buffered : SendStatus.Sent;
+    return this.write(encodeFrame(Opcode.Text, message));
+  }
+
+  /** Writes a whole frame; like uWS's maxBackpressure, a receiver that does not read loses frames past the cap. */
+  write(frame: Buffer): number {
+    const socket = this.socket;
+    if (this.closed || socket.destroyed) return SendStatus.Dropped;
+    if (socket.writableLength > this.hub.maxBackpressure) return SendStatus.Dropped;
+    socket.write(frame);
+    return socket.writableLength > 0 ? SendStatus.Buffered : SendStatus.Sent;
   }
 
   subscribe(topic: string): boolean {
     if (this.closed) return false;
-    this.topics.add(topic);
     this.hub.join(topic, this);
     return true;
   }
 
-  unsubscribe(topic: string): boolean {
-    if (!this.topics.delete(topic)) return false;
+  unsubscribe(name: string): boolean {
+    const topic = this.hub.topics.get(name);
+    if (!topic?.has(this)) return false;
     this.hub.leave(topic, this);
     return true;
   }
@@ -105,49 +121,113 @@ class PortableSocket<Data> implements TransportSocket<Data> {
   }
 
   getBufferedAmount(): number {
-    return this.ws.bufferedAmount;
+    return this.socket.writableLength;
   }
 
   end(code: number, reason: string): void {
     if (this.closed) return;
     this.hub.closed(this, code);
-    // ws keeps its own timer: a peer that never answers the close frame is cut off after 30 s.
-    this.ws.close(code, reason);
+    this.sendClose(code, reason);
+  }
+
+  protected onMessage(message: Buffer): void {
+    if (!this.closed) this.hub.handlers.message(this, message);
+  }
+
+  /** A ping or pong from the client is activity, as with uWS; a ping is answered. */
+  protected onPing(payload: Buffer): void {
+    if (this.closed) return;
+    this.socket.write(encodeFrame(Opcode.Pong, payload));
+    this.hub.handlers.activity(this);
+  }
+
+  protected onPong(): void {
+    if (!this.closed) this.hub.handlers.activity(this);
+  }
+
+  /** The peer closes: answer with the same code (unless this side closed first) and end the socket. */
+  protected onCloseFrame(code: number): void {
+    this.stopped = true;
+    if (this.closed) {
+      this.socket.end();
+      return;
+    }
+    this.hub.closed(this, code);
+    this.sendClose(code, '');
+  }
+
+  protected onProtocolError(code: number, reason: string): void {
+    if (this.closed) {
+      this.socket.destroy();
+      return;
+    }
+    this.hub.closed(this, code);
+    this.sendClose(code, reason);
+  }
+
+  /** Writes the close frame after whatever is queued, then ends the socket; a peer that never reads is cut off. */
+  private sendClose(code: number, reason: string): void {
+    const socket = this.socket;
+    if (socket.destroyed) return;
+    socket.end(encodeClose(code, reason));
+    socket.setTimeout(CLOSE_TIMEOUT_MS, onCloseTimeout);
+  }
+}
+
+/** A topic's subscribers. Sockets hold the topic itself, so its name is kept once however many subscribe. */
+class Topic<Data> extends Set<PortableSocket<Data>> {
+  constructor(readonly name: string) {
+    super();
   }
 }
 
 /** Topic membership shared by every socket of one transport. */
 class Hub<Data> {
-  readonly topics = new Map<string, Set<PortableSocket<Data>>>();
+  readonly topics = new Map<string, Topic<Data>>();
 
   constructor(
+    readonly maxPayload: number,
     readonly maxBackpressure: number,
     readonly handlers: TransportHandlers<Data>,
   ) {}
 
-  join(topic: string, socket: PortableSocket<Data>): void {
-    let members = this.topics.get(topic);
-    if (!members) {
-      members = new Set();
-      this.topics.set(topic, members);
+  join(name: string, socket: PortableSocket<Data>): void {
+    let topic = this.topics.get(name);
+    if (!topic) {
+      topic = new Topic(name);
+      this.topics.set(name, topic);
     }
-    members.add(socket);
+    if (topic.has(socket)) return;
+    topic.add(socket);
+    const held = socket.topics;
+    if (held === undefined) socket.topics = topic;
+    else if (Array.isArray(held)) held.push(topic);
+    else socket.topics = [held, topic];
   }
 
-  leave(topic: string, socket: PortableSocket<Data>): void {
-    const members = this.topics.get(topic);
-    if (!members) return;
-    members.delete(socket);
-    if (members.size === 0) this.topics.delete(topic);
+  leave(topic: Topic<Data>, socket: PortableSocket<Data>): void {
+    this.drop(topic, socket);
+    const held = socket.topics;
+    if (held === topic) socket.topics = undefined;
+    else if (Array.isArray(held)) {
+      held.splice(held.indexOf(topic), 1);
+      if (held.length === 1) socket.topics = held[0];
+    }
+  }
+
+  /** Takes the socket out of the topic's members, and the topic out of the map once nobody is left. */
+  private drop(topic: Topic<Data>, socket: PortableSocket<Data>): void {
+    topic.delete(socket);
+    if (topic.size === 0 && this.topics.get(topic.name) === topic) this.topics.delete(topic.name);
   }
 
   publish(topic: string, message: string, except?: PortableSocket<Data>): void {
     const members = this.topics.get(topic);
     if (!members) return;
-    // Encode once: ws frames a Buffer without copying it for each receiver.
-    const bytes = Buffer.from(message);
+    // Framed once: every subscriber's socket writes the same Buffer.
+    const frame = encodeFrame(Opcode.Text, message);
     for (const socket of members) {
-      if (socket !== except) socket.send(bytes);
+      if (socket !== except) socket.write(frame);
     }
   }
 
@@ -155,9 +235,36 @@ class Hub<Data> {
   closed(socket: PortableSocket<Data>, code: number): void {
     if (socket.closed) return;
     socket.closed = true;
-    for (const topic of socket.topics) this.leave(topic, socket);
-    socket.topics.clear();
+    const held = socket.topics;
+    socket.topics = undefined;
+    if (Array.isArray(held)) for (const topic of held) this.drop(topic, socket);
+    else if (held !== undefined) this.drop(held, socket);
     this.handlers.close(socket, code);
+  }
+}
+
+/**
+ * What the core learns of an upgrade. The peer's address is read only when asked (the per-address limits are off by
+ * default): Node keeps the answer on the socket for as long as it lives.
+ */
+class PortableUpgrade implements UpgradeRequest {
+  readonly origin: string;
+
+  constructor(
+    readonly key: string,
+    readonly query: string,
+    private readonly request: IncomingMessage,
+  ) {
+    this.origin = request.headers.origin ?? '';
+  }
+
+  get remoteAddress(): string {
+    return this.request.socket.remoteAddress ?? '';
+  }
+
+  get forwardedFor(): string {
+    const forwarded = this.request.headers['x-forwarded-for'];
+    return Array.isArray(forwarded) ? forwarded.join(', ') : (forwarded ?? '');
   }
 }
 
@@ -235,11 +342,9 @@ function toExchange(request: IncomingMessage, response: ServerResponse): HttpExc
   };
 }
 
-const STATUS_TEXT: Record<number, string> = { 404: 'Not Found', 429: 'Too Many Requests' };
-
 function refuseUpgrade(socket: Duplex, refusal: UpgradeRefusal): void {
   const body = refusalBody(refusal);
-  let head = `HTTP/1.1 ${refusal.status} ${STATUS_TEXT[refusal.status] ?? ''}\r\n`;
+  let head = `HTTP/1.1 ${refusal.status} ${STATUS_CODES[refusal.status] ?? ''}\r\n`;
   for (const [name, value] of Object.entries(refusal.headers)) head += `${name}: ${value}\r\n`;
   socket.end(
     `${head}Content-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
@@ -263,13 +368,14 @@ function sharedListen(): { reusePort?: boolean; exclusive?: boolean } {
 }
 
 /**
- * The portable transport: Node's own `http`/`https` and the `ws` package, for every Node line and C library where no
- * native uWebSockets.js build loads. Same routes, checks, close semantics and backpressure rule as the uWS one;
- * fan-out is a loop over each topic's sockets with the frame encoded once.
+ * The portable transport: Node's own `http`/`https` and the WebSocket wire spoken over its sockets
+ * (`websocket-wire.ts`), for every Node line and C library where no native uWebSockets.js build loads. Same routes,
+ * checks, close semantics and backpressure rule as the uWS one; fan-out is a loop over each topic's sockets writing
+ * one frame built once.
  */
 export function createPortableTransport<Data>(options: TransportOptions<Data>): Transport {
   const { handlers, tls } = options;
-  const hub = new Hub<Data>(options.maxBackpressure, handlers);
+  const hub = new Hub<Data>(options.maxPayloadLength, options.maxBackpressure, handlers);
   let server: Server;
   if (tls) {
     let cert: Buffer;
@@ -285,48 +391,50 @@ export function createPortableTransport<Data>(options: TransportOptions<Data>): 
   } else {
     server = createHttpServer();
   }
-  const wss = new WebSocketServer({
-    noServer: true,
-    maxPayload: options.maxPayloadLength,
-    perMessageDeflate: false,
-    clientTracking: false,
-    WebSocket: HubWebSocket,
-  });
-
   server.on('request', (request: IncomingMessage, response: ServerResponse) => {
     handlers.http(toExchange(request, response));
   });
 
   server.on('upgrade', (request: IncomingMessage, socket: Duplex, head: Buffer) => {
+    // node:http hands the socket over without its own error listener: a reset must not become an uncaught error.
+    socket.on('error', onSocketError);
     const { path, query } = splitUrl(request.url ?? '/');
     const key = path.startsWith(options.upgradePrefix) ? path.slice(options.upgradePrefix.length) : undefined;
     if (key === undefined || key === '' || key.includes('/')) {
       refuseUpgrade(socket, new UpgradeRefusal(404, 'Not Found'));
       return;
     }
-    const forwarded = request.headers['x-forwarded-for'];
-    const data = handlers.upgrade({
-      key: decodeURIComponent(key),
-      origin: request.headers.origin ?? '',
-      query,
-      remoteAddress: request.socket.remoteAddress ?? '',
-      forwardedFor: Array.isArray(forwarded) ? forwarded.join(', ') : (forwarded ?? ''),
-    });
+    const problem = handshakeProblem(request.method, request.headers);
+    if (problem) {
+      refuseUpgrade(socket, new UpgradeRefusal(problem.status, problem.message, problem.headers));
+      return;
+    }
+    const data = handlers.upgrade(new PortableUpgrade(decodeURIComponent(key), query, request));
     if (data instanceof UpgradeRefusal) {
       refuseUpgrade(socket, data);
       return;
     }
-    wss.handleUpgrade(request, socket, head, (ws) => {
-      const portable = new PortableSocket(ws, data, hub);
-      ws.portable = portable;
-      ws.on('message', onMessage);
-      ws.on('ping', onActivity);
-      ws.on('pong', onActivity);
-      ws.on('close', onClose);
-      ws.on('error', onError);
-      handlers.open(portable);
-    });
+    open(request, socket as Socket, head, data);
   });
+
+  /** Answers the handshake and hands the new socket to the core; bytes sent after the request are its first. */
+  function open(request: IncomingMessage, socket: Socket, head: Buffer, data: Data): void {
+    if (!socket.writable) {
+      socket.destroy();
+      return;
+    }
+    socket.setTimeout(0);
+    socket.setNoDelay(true);
+    socket.write(
+      handshakeResponse(
+        request.headers['sec-websocket-key'] as string,
+        request.headers['sec-websocket-protocol'],
+      ),
+    );
+    const portable = new PortableSocket(socket, data, hub);
+    handlers.open(portable);
+    if (head.length > 0) portable.receive(head);
+  }
   server.on('clientError', (_error: Error, socket: Duplex) => {
     if (socket.writable) socket.end('HTTP/1.1 400 Bad Request\r\nConnection: close\r\n\r\n');
     else socket.destroy();

@@ -44,7 +44,7 @@ export function selectTransport(
     return {
       name: 'portable',
       native: false,
-      reason: `portable (node:http + ws), as configured, on ${node}`,
+      reason: `portable (node:http), as configured, on ${node}`,
       create: createPortableTransport,
     };
   }
@@ -70,7 +70,7 @@ export function selectTransport(
     name: 'portable',
     native: false,
     reason:
-      `portable (node:http + ws): no native uWebSockets.js build loads on ${node}. Tried ${why}. ` +
+      `portable (node:http): no native uWebSockets.js build loads on ${node}. Tried ${why}. ` +
       nativeBuildAdvice(),
     create: createPortableTransport,
   };

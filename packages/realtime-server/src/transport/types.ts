@@ -1,5 +1,5 @@
 // The transport port: what the server core needs from whatever carries its sockets and HTTP requests. The core owns
-// this contract; each adapter (uWebSockets.js, Node's http + ws) implements it and keeps its own types to itself.
+// this contract; each adapter (uWebSockets.js, Node's http) implements it and keeps its own types to itself.
 
 /** TLS files for serving wss:// and https://. */
 export interface TlsOptions {
