@@ -22,8 +22,12 @@ class WireClient {
 
   private constructor(readonly socket: Socket) {}
 
-  static async open(port: number, headers: Record<string, string> = {}): Promise<WireClient> {
-    const socket = connect(port, '127.0.0.1');
+  static async open(
+    port: number,
+    headers: Record<string, string> = {},
+    { path = `/app/${APP.key}`, allowHalfOpen = false } = {},
+  ): Promise<WireClient> {
+    const socket = connect({ port, host: '127.0.0.1', allowHalfOpen });
     const client = new WireClient(socket);
     socket.on('data', (chunk) => client.take(chunk));
     socket.on('close', () => {
@@ -38,7 +42,7 @@ class WireClient {
       'Sec-WebSocket-Version': '13',
       ...headers,
     };
-    let request = `GET /app/${APP.key}?protocol=7&client=js&version=8.4.0 HTTP/1.1\r\n`;
+    let request = `GET ${path}?protocol=7&client=js&version=8.4.0 HTTP/1.1\r\n`;
     for (const [name, value] of Object.entries(lines)) request += `${name}: ${value}\r\n`;
     socket.write(`${request}\r\n`);
     await until(() => client.handshake.includes('\r\n\r\n') || client.ended);
@@ -150,6 +154,17 @@ describe('the WebSocket layer, over a raw socket', () => {
     client.socket.destroy();
   });
 
+  it('ends a socket whose client ended its side without a close frame, closing it as dropped (1006)', async () => {
+    const closed = new Map<string, number>();
+    server.server.events.on('connectionClosed', ({ socketId, code }) => closed.set(socketId, code));
+    const client = await connectedClient(server.port);
+    const established = client.texts().find((text) => text.includes('pusher:connection_established')) ?? '';
+    const socketId = JSON.parse(JSON.parse(established).data).socket_id as string;
+    client.socket.end();
+    await until(() => client.ended && closed.has(socketId));
+    expect(closed.get(socketId)).toBe(1006);
+  });
+
   it('answers a close frame with one of its own and ends the connection', async () => {
     const client = await connected();
     client.send(8, Buffer.from([0x03, 0xe8]));
@@ -191,11 +206,24 @@ describe('the portable transport, beyond what uWebSockets.js checks', () => {
     ['a malformed key', { 'Sec-WebSocket-Key': 'not-a-key' }, 400, /Key/],
     ['another protocol', { Upgrade: 'h2c' }, 400, /Upgrade/],
   ])('are refused on %s with a status and a JSON body saying why', async (_, headers, status, why) => {
-    const client = await WireClient.open(server.port, headers);
+    // A client that keeps its side open: the server must still let the socket go once the refusal is out.
+    const client = await WireClient.open(server.port, headers, { allowHalfOpen: true });
     expect(client.status).toBe(status);
-    const body = client.response.slice(client.response.indexOf('\r\n\r\n') + 4);
+    const body = () => client.response.slice(client.response.indexOf('\r\n\r\n') + 4);
+    await until(() => expect(JSON.parse(body()).error).toMatch(why));
+    // Once the server has let its socket go, a byte from the client is answered with a reset.
+    await until(() => {
+      if (!client.ended) client.socket.write('x');
+      return client.ended;
+    });
+  });
+
+  it('survives an app key with a malformed percent-escape (an unknown app, refused after open)', async () => {
+    const client = await WireClient.open(server.port, {}, { path: '/app/%E0%A4%A' });
+    expect(client.status).toBe(101);
     await until(() => client.ended);
-    expect(JSON.parse(body || '{}').error ?? client.response).toMatch(why);
-    client.socket.destroy();
+    expect(client.texts().join()).toContain('4001');
+    const other = await connectedClient(server.port);
+    other.socket.destroy();
   });
 });

@@ -33,8 +33,7 @@ import {
   Opcode,
 } from './websocket-wire.js';
 
-// How long a closing socket may go without any progress (its peer's close frame, its last bytes drained) before it
-// is cut off.
+// How long a closing socket waits for its peer's close frame and for its last bytes to drain before it is cut off.
 const CLOSE_TIMEOUT_MS = 30_000;
 
 function onData(this: Socket, chunk: Buffer): void {
@@ -44,11 +43,6 @@ function onData(this: Socket, chunk: Buffer): void {
 function onSocketClose(this: Socket): void {
   const socket = (this as WireSocket).portable;
   if (socket) socket.hub.closed(socket, CloseCode.Abnormal);
-}
-
-/** A closing socket whose peer neither answered nor took its last bytes in time. */
-function onCloseTimeout(this: Socket): void {
-  this.destroy();
 }
 
 function onSocketError(this: Socket): void {
@@ -77,6 +71,9 @@ class PortableSocket<Data> extends FrameReader implements TransportSocket<Data> 
   ) {
     super();
     (socket as WireSocket).portable = this as PortableSocket<unknown>;
+    // node:http keeps its sockets half-open; a peer that ends its side without a close frame has dropped the
+    // connection: Node then ends ours, and 'close' reports 1006.
+    socket.allowHalfOpen = false;
     socket.on('data', onData);
     socket.on('close', onSocketClose);
   }
@@ -137,7 +134,9 @@ class PortableSocket<Data> extends FrameReader implements TransportSocket<Data> 
   /** A ping or pong from the client is activity, as with uWS; a ping is answered. */
   protected onPing(payload: Buffer): void {
     if (this.closed) return;
-    this.socket.write(encodeFrame(Opcode.Pong, payload));
+    // A client that pings but does not read gets no more pongs than frames past the backpressure cap.
+    if (this.socket.writableLength <= this.hub.maxBackpressure)
+      this.socket.write(encodeFrame(Opcode.Pong, payload));
     this.hub.handlers.activity(this);
   }
 
@@ -170,7 +169,10 @@ class PortableSocket<Data> extends FrameReader implements TransportSocket<Data> 
     const socket = this.socket;
     if (socket.destroyed) return;
     socket.end(encodeClose(code, reason));
-    socket.setTimeout(CLOSE_TIMEOUT_MS, onCloseTimeout);
+    // A fixed limit (the socket may still receive, which would restart an idle timeout); a closure only for sockets
+    // that are closing.
+    const timer = setTimeout(() => socket.destroy(), CLOSE_TIMEOUT_MS);
+    socket.once('close', () => clearTimeout(timer));
   }
 }
 
@@ -342,6 +344,15 @@ function toExchange(request: IncomingMessage, response: ServerResponse): HttpExc
   };
 }
 
+/** The app key of the upgrade path; a malformed percent-escape stays as sent (an unknown key, refused after open). */
+function decodedKey(key: string): string {
+  try {
+    return decodeURIComponent(key);
+  } catch {
+    return key;
+  }
+}
+
 function refuseUpgrade(socket: Duplex, refusal: UpgradeRefusal): void {
   const body = refusalBody(refusal);
   let head = `HTTP/1.1 ${refusal.status} ${STATUS_CODES[refusal.status] ?? ''}\r\n`;
@@ -350,6 +361,8 @@ function refuseUpgrade(socket: Duplex, refusal: UpgradeRefusal): void {
     `${head}Content-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
       `Connection: close\r\n\r\n${body}`,
   );
+  // node:http sockets are half-open: a peer that never closes would keep this one.
+  socket.once('finish', () => socket.destroy());
 }
 
 /** Whether this Node binds with SO_REUSEPORT on request (`reusePort`, Node 22.12+ and 23.1+). */
@@ -409,7 +422,7 @@ export function createPortableTransport<Data>(options: TransportOptions<Data>): 
       refuseUpgrade(socket, new UpgradeRefusal(problem.status, problem.message, problem.headers));
       return;
     }
-    const data = handlers.upgrade(new PortableUpgrade(decodeURIComponent(key), query, request));
+    const data = handlers.upgrade(new PortableUpgrade(decodedKey(key), query, request));
     if (data instanceof UpgradeRefusal) {
       refuseUpgrade(socket, data);
       return;

@@ -110,6 +110,22 @@ describe('the WebSocket frame reader', () => {
     expect(read(bytes, { chunk: 1 })).toEqual(['ping:are you there', 'message:hello wörld']);
   });
 
+  it('holds a large frame sent a byte at a time in one buffer and reads it whole', () => {
+    const text = 'x'.repeat(30_000);
+    expect(read(clientFrame(Opcode.Text, text), { maxPayload: 40_000, chunk: 1 })).toEqual([
+      `message:${text}`,
+    ]);
+    const two = Buffer.concat([clientFrame(Opcode.Text, 'a'.repeat(200)), clientFrame(Opcode.Text, 'b')]);
+    expect(read(two, { chunk: 150 })).toEqual([`message:${'a'.repeat(200)}`, 'message:b']);
+  });
+
+  it('fails a message sent in more than 1 024 pieces, however small (1009)', () => {
+    const pieces = [clientFrame(Opcode.Text, 'a', { fin: false })];
+    for (let i = 0; i < 1100; i++) pieces.push(clientFrame(Opcode.Continuation, 'b', { fin: false }));
+    const events = read(Buffer.concat(pieces));
+    expect(events).toEqual([expect.stringMatching(/^error:1009:/)]);
+  });
+
   it('passes binary frames on as they are, UTF-8 or not', () => {
     expect(read(clientFrame(Opcode.Binary, Buffer.from([0x7b, 0x7d])))).toEqual(['message:{}']);
     expect(read(clientFrame(Opcode.Binary, Buffer.from([0xff, 0xfe])))).toHaveLength(1);

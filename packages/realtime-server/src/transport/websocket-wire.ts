@@ -16,6 +16,9 @@ export const CloseCode = {
   TooBig: 1009,
 } as const;
 
+/** The most pieces one fragmented message may come in. */
+const MAX_FRAGMENTS = 1024;
+
 const HANDSHAKE_GUID = '258EAFA5-E914-47DA-95CA-C5AB0DC85B11';
 // A Sec-WebSocket-Key is 16 random bytes in base64: 22 characters and `==`.
 const KEY = /^[+/0-9A-Za-z]{22}==$/;
@@ -109,11 +112,13 @@ export function isValidCloseCode(code: number): boolean {
  * hands complete messages and control frames to the subclass. After a protocol error it reads nothing more.
  */
 export abstract class FrameReader {
-  // Bytes of an incomplete frame, and how many the frame needs in all once its header is known (0: not yet).
-  private partial: Buffer[] | undefined = undefined;
+  // An incomplete frame: its bytes so far in `partial`. Once its header is known, `partial` is a buffer of the whole
+  // frame's size (`needed`) that arriving bytes are copied into, so a frame sent a byte at a time is held once, not as
+  // thousands of chunks; before that it holds the few header bytes (`needed` 0).
+  private partial: Buffer | undefined = undefined;
   private partialLength = 0;
   private needed = 0;
-  // The fragments of a message sent in pieces, its opcode and length so far.
+  // The fragments of a message sent in pieces (copied, never views of the chunks they came in), its opcode and length.
   private fragments: Buffer[] | undefined = undefined;
   private fragmentOpcode = 0;
   private fragmentLength = 0;
@@ -136,21 +141,28 @@ export abstract class FrameReader {
   receive(chunk: Buffer): void {
     if (this.stopped) return;
     let data = chunk;
-    if (this.partial !== undefined) {
-      this.partial.push(chunk);
-      this.partialLength += chunk.length;
+    const partial = this.partial;
+    if (partial !== undefined && this.needed > 0) {
+      const take = Math.min(chunk.length, this.needed - this.partialLength);
+      chunk.copy(partial, this.partialLength, 0, take);
+      this.partialLength += take;
       if (this.partialLength < this.needed) return;
-      data = Buffer.concat(this.partial, this.partialLength);
       this.partial = undefined;
       this.partialLength = 0;
+      this.needed = 0;
+      this.readFrames(partial);
+      if (take < chunk.length) this.receive(chunk.subarray(take));
+      return;
+    }
+    if (partial !== undefined) {
+      data = Buffer.concat([partial, chunk]);
+      this.partial = undefined;
     }
     const end = this.readFrames(data);
-    this.needed = 0;
-    if (end < data.length && !this.stopped) {
-      this.needed = this.frameLength(data, end);
-      this.partial = [data.subarray(end)];
-      this.partialLength = data.length - end;
-    }
+    if (end === data.length || this.stopped) return;
+    this.needed = this.frameLength(data, end);
+    this.partial = this.needed > 0 ? Buffer.allocUnsafe(this.needed) : Buffer.allocUnsafe(data.length - end);
+    this.partialLength = data.copy(this.partial, 0, end);
   }
 
   /** Reads every whole frame from `at` on; returns where the first incomplete one starts. */
@@ -182,7 +194,11 @@ export abstract class FrameReader {
     return at;
   }
 
-  /** The whole length of the frame starting at `at`, or 0 while its header is incomplete. */
+  /**
+   * The whole length of the frame starting at `at`, or 0 while its header is incomplete. Called only for a frame whose
+   * header passed {@link headerAllowed} (its length is within the payload limit), so a 64-bit length fits in its low
+   * 32 bits here.
+   */
   private frameLength(data: Buffer, at: number): number {
     if (data.length - at < 2) return 0;
     const short = (data[at + 1] as number) & 0x7f;
@@ -214,9 +230,14 @@ export abstract class FrameReader {
     else if (opcode === Opcode.Continuation) {
       if (this.fragments === undefined)
         return void this.fail(CloseCode.ProtocolError, 'Continuation frame without a message');
-      this.fragments.push(payload);
+      if (payload.length > 0) this.fragments.push(Buffer.from(payload));
       this.fragmentLength += payload.length;
-      if (!fin) return;
+      if (!fin) {
+        // Pusher clients never fragment; a message in more pieces than this is someone holding memory open.
+        if (this.fragments.length > MAX_FRAGMENTS)
+          this.fail(CloseCode.TooBig, 'Message in too many fragments');
+        return;
+      }
       const message = Buffer.concat(this.fragments, this.fragmentLength);
       this.fragments = undefined;
       this.fragmentLength = 0;
