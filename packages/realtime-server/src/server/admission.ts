@@ -11,7 +11,6 @@ import { clusterFailed, guard } from './guard.js';
 import { closeWith, send } from './send.js';
 import type { AppState, ServerContext, Socket, SocketData } from './state.js';
 
-const NO_CHANNELS: ReadonlySet<string> = new Set();
 const OVER_QUOTA = 'Application is over its connection quota';
 
 /**
@@ -41,7 +40,7 @@ export function socketData(
     origin: origin || undefined,
     lastSeen: Date.now(),
     pingedAt: 0,
-    channels: NO_CHANNELS as Set<string>,
+    channels: undefined,
     presence: undefined,
     userId: undefined,
     watching: undefined,
@@ -134,7 +133,6 @@ function refusal(app: AppState | undefined, origin: string, query: string): Sock
 function establish(ctx: ServerContext, ws: Socket, app: AppState): void {
   if (!stillServed(ctx, ws, app)) return;
   const data = ws.getUserData();
-  (data as { channels: Set<string> }).channels = new Set();
   data.established = true;
 
   app.sockets.add(ws);

@@ -6,6 +6,7 @@ import { type ClusterCachedEvent, encodeCacheMiss } from '@herald/protocol-core'
 import { isPending } from '../cluster/pending.js';
 import { clusterFailed, guard } from './guard.js';
 import { send } from './send.js';
+import { hasChannel } from './socket-channels.js';
 import type { AppRegistry, AppState, CachedEvent, ServerContext, Socket } from './state.js';
 
 /** Keeps a published event as the channel's cached one, here and in the cluster. */
@@ -59,12 +60,12 @@ export function replayCache(ctx: ServerContext, ws: Socket, app: AppState, chann
   const data = ws.getUserData();
   answer.then(
     guard(ctx.logger, 'cache replay', (cached: ClusterCachedEvent | undefined) => {
-      if (!data.open || !data.channels.has(channel)) return;
+      if (!data.open || !hasChannel(data.channels, channel)) return;
       sendCached(ctx, ws, app, channel, cached);
     }),
     (error: unknown) => {
       clusterFailed(ctx.logger, 'cache read')(error);
-      if (!data.open || !data.channels.has(channel)) return;
+      if (!data.open || !hasChannel(data.channels, channel)) return;
       const cached = freshCache(app, channel);
       sendCached(ctx, ws, app, channel, cached);
     },

@@ -5,6 +5,7 @@ import { type ClientFrame, describeChannel, ErrorCode, encodeChannelEvent } from
 import { fanOut, publishFrom } from './fan-out.js';
 import { appendToHistory } from './history-append.js';
 import { sendError } from './send.js';
+import { hasChannel } from './socket-channels.js';
 import type { AppState, ServerContext, Socket } from './state.js';
 
 type ClientEventFrame = Extract<ClientFrame, { type: 'client-event' }>;
@@ -78,7 +79,8 @@ function clientEventRefusal(ws: Socket, app: AppState, frame: ClientEventFrame):
   if (app.config.clientEvents === 'none') return 'Client events are not enabled for this app';
   const traits = describeChannel(channel);
   if (!traits.clientEvents) return `Client events are not allowed on ${traits.kind} channels`;
-  if (!data.channels.has(channel)) return `Subscribe to ${channel} before sending client events on it`;
+  if (!hasChannel(data.channels, channel))
+    return `Subscribe to ${channel} before sending client events on it`;
   // `all` and `members` (the spec's "members of the channel") both mean: subscribed to it. The subscription is
   // what authorized the private or presence channel, so no user identity is asked for on top.
   if (event.length > app.config.maxEventNameLength) {

@@ -1,5 +1,6 @@
 import { stopAuthDeadline } from './authorization.js';
 import { forgetUser } from './sign-in.js';
+import { channelList } from './socket-channels.js';
 import type { ServerContext, Socket } from './state.js';
 import { leave } from './unsubscribe.js';
 
@@ -12,7 +13,7 @@ export function disconnect(ctx: ServerContext, ws: Socket, code: number): void {
   if (!app?.sockets.delete(ws)) return;
   stopAuthDeadline(app, ws);
   ctx.socketsById.delete(data.socketId);
-  for (const channel of [...data.channels]) leave(ctx, ws, app, channel, 'close');
+  for (const channel of channelList(data.channels)) leave(ctx, ws, app, channel, 'close');
   if (data.userId !== undefined) forgetUser(ctx, ws, app, data.userId);
   app.metrics.connections.dec();
   app.metrics.disconnections.inc();

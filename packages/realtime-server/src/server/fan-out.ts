@@ -7,6 +7,7 @@ import { cacheEvent } from './cache-channels.js';
 import { appendToHistory } from './history-append.js';
 import { passHeld } from './live-hold.js';
 import { topicOf } from './send.js';
+import { hasChannel } from './socket-channels.js';
 import type { AppState, ServerContext, Socket } from './state.js';
 
 /** What {@link RealtimeServer.publish} sends. */
@@ -91,7 +92,7 @@ export function deliverLocal(
   const excluded = excludeSocketId ? ctx.socketsById.get(excludeSocketId) : undefined;
   const excludedData = excluded?.getUserData();
   if (app.holds !== undefined) passHeld(app, channel, frame, excluded);
-  if (excluded && excludedData?.app === app && excludedData.channels.has(channel)) {
+  if (excluded && excludedData?.app === app && hasChannel(excludedData.channels, channel)) {
     // Publishing through the excluded socket is uWS's native way of skipping exactly that socket.
     excluded.publish(topic, frame);
     return countBroadcast(ctx, app, topic, frame, 1);

@@ -10,6 +10,7 @@
 
 import { RecoveryField } from '@herald/protocol-core';
 import { send, topicOf } from './send.js';
+import { hasChannel } from './socket-channels.js';
 import type { AppState, LiveHold, Socket } from './state.js';
 
 /** How long a socket waits, after its replay, for a frame past it before it joins the topic regardless. */
@@ -89,7 +90,7 @@ function join(app: AppState, hold: LiveHold): void {
   if (!hold.active) return;
   forget(app, hold);
   const data = hold.ws.getUserData();
-  if (data.open && data.channels.has(hold.channel)) hold.ws.subscribe(topicOf(app, hold.channel));
+  if (data.open && hasChannel(data.channels, hold.channel)) hold.ws.subscribe(topicOf(app, hold.channel));
 }
 
 function forget(app: AppState, hold: LiveHold): void {

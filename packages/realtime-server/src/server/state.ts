@@ -14,6 +14,7 @@ import type { ServerMetrics } from '../metrics.js';
 import type { SocketRateLimiter } from '../rate-limits.js';
 import type { Transport, TransportSocket } from '../transport/types.js';
 import type { AddressLimits } from './address-limits.js';
+import type { SocketChannels } from './socket-channels.js';
 
 /** A cache channel's last event, its frame encoded once. */
 export interface CachedEvent {
@@ -124,7 +125,8 @@ export interface SocketData {
   readonly origin: string | undefined;
   lastSeen: number;
   pingedAt: number;
-  readonly channels: Set<string>;
+  /** See `socket-channels.ts`: one name, or a Set once there are two. */
+  channels: SocketChannels;
   presence: Map<string, string> | undefined;
   userId: string | undefined;
   /** The signed-in user's watchlist, when it has one. */

@@ -20,6 +20,7 @@ import { holdLive } from './live-hold.js';
 import { joinPresence, type Member, presenceMember } from './presence-join.js';
 import { confirmSubscription } from './replay.js';
 import { send, topicOf } from './send.js';
+import { hasChannel, withChannel } from './socket-channels.js';
 import type { AppState, ChannelState, ServerContext, Socket } from './state.js';
 import { countChanged } from './subscription-counts.js';
 import { refuseSubscription } from './subscription-refusal.js';
@@ -44,7 +45,7 @@ export function subscribe(
   }
   const traits = describeChannel(channel);
   const existing = app.channels.get(channel);
-  if (data.channels.has(channel)) {
+  if (hasChannel(data.channels, channel)) {
     // Already subscribed (a client retrying): confirm again without joining twice, unless the confirmation is
     // still on its way from the cluster (it answers this retry too).
     if (isAwaitingConfirmation(ctx, data, channel)) return;
@@ -86,7 +87,7 @@ export function subscribe(
   // With history on, the socket joins the topic once confirmed (and replayed): see `live-hold.ts`.
   const hold = app.config.history === undefined ? undefined : holdLive(app, ws, channel);
   if (hold === undefined) ws.subscribe(topicOf(app, channel));
-  data.channels.add(channel);
+  data.channels = withChannel(data.channels, channel);
   state.subscribers += 1;
   app.metrics.subscriptions.inc();
   if (ctx.debug.active) {

@@ -3,6 +3,7 @@ import { takeConfirmation } from './confirmations.js';
 import { dropHold } from './live-hold.js';
 import { leavePresence } from './presence-leave.js';
 import { topicOf } from './send.js';
+import { hasChannel, withoutChannel } from './socket-channels.js';
 import type { AppState, ServerContext, Socket } from './state.js';
 import { countChanged } from './subscription-counts.js';
 
@@ -21,7 +22,8 @@ export function leave(
   reason: LeaveReason,
 ): void {
   const data = ws.getUserData();
-  if (!data.channels.delete(channel)) return;
+  if (!hasChannel(data.channels, channel)) return;
+  data.channels = withoutChannel(data.channels, channel);
   // A confirmation still on its way is no longer wanted (a resubscribe waits for its own).
   takeConfirmation(ctx, data, channel);
   if (app.holds !== undefined) dropHold(app, ws, channel);
