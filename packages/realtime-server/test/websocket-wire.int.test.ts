@@ -135,6 +135,19 @@ describe('the WebSocket layer, over a raw socket', () => {
     client.socket.destroy();
   });
 
+  it('sends an event over 64 KiB in one text frame with the 64-bit length form, intact', async () => {
+    const client = await connected();
+    client.send(1, JSON.stringify({ event: 'pusher:subscribe', data: { channel: 'big' } }));
+    await until(() => client.texts().some((text) => text.includes('subscription_succeeded')));
+    const data = 'é'.repeat(40_000);
+    server.server.publish(APP.id, { channels: ['big'], event: 'large', data });
+    await until(() => client.texts().some((text) => text.includes('"large"')));
+    const frame = client.frames.find((each) => each.payload.includes('"large"'));
+    expect(frame?.opcode).toBe(1);
+    expect(JSON.parse(frame?.payload.toString() ?? '{}').data).toBe(data);
+    client.socket.destroy();
+  });
+
   it('answers a WebSocket ping with a pong carrying the same bytes', async () => {
     const client = await connected();
     client.send(9, 'are you there');
