@@ -172,6 +172,8 @@ class PortableSocket<Data> extends FrameReader implements TransportSocket<Data> 
     // A fixed limit (the socket may still receive, which would restart an idle timeout); a closure only for sockets
     // that are closing.
     const timer = setTimeout(() => socket.destroy(), CLOSE_TIMEOUT_MS);
+    // Nor does it keep a process that is otherwise done from exiting.
+    timer.unref();
     socket.once('close', () => clearTimeout(timer));
   }
 }
