@@ -12,7 +12,7 @@
 //
 // Variants (`--variants`, comma-separated):
 //   bare-binary   ceiling-ws.mjs's send: `ws.send(buffer)` (a binary frame, no options object)
-//   bare-text     the same with `ws.send(buffer, { binary: false })` (a text frame, as Herald sends)
+//   bare-text     the same with `ws.send(buffer, { binary: false })` (a text frame, as Herald's portable transport sent it while it ran on ws)
 //   herald        `createRealtimeServer({ transport: 'portable' })` and `server.publish` (Herald's own path)
 //   herald-metrics  the same with Prometheus' default process metrics on, as the app runs it
 // Any variant + `+gc`: one full collection taken as the app takes it before it listens (`--expose-gc` switched on
@@ -322,11 +322,7 @@ async function runOnce({ node, variant }) {
   try {
     const port = await next('port');
     const counter = { frames: 0, acked: 0, send: (acked) => child.send({ acked }) };
-    for (let i = 0; i < sockets; i += 50) {
-      const batch = [];
-      for (let j = i; j < Math.min(sockets, i + 50); j++) batch.push(subscribe(port, counter));
-      subscribers.push(...(await Promise.all(batch)));
-    }
+    subscribers.push(...(await subscribeAll(port, sockets, counter)));
     // Only the broadcasts count from here: one frame per socket per broadcast.
     counter.frames = 0;
     counter.perPublish = sockets;
@@ -404,11 +400,7 @@ async function runProcess({ node, variant }) {
   try {
     await waitForPort(port, child, 600_000);
     const counter = { frames: 0, acked: 0, send: () => {} };
-    for (let i = 0; i < sockets; i += 50) {
-      const batch = [];
-      for (let j = i; j < Math.min(sockets, i + 50); j++) batch.push(subscribe(port, counter));
-      subscribers.push(...(await Promise.all(batch)));
-    }
+    subscribers.push(...(await subscribeAll(port, sockets, counter)));
     counter.frames = 0;
     counter.perPublish = sockets;
     const body = JSON.stringify({ name: 'tick', channel: CHANNEL, data: DATA });
@@ -507,6 +499,17 @@ function lagReaders(sockets, everyMs) {
  * A raw WebSocket client: the handshake, one masked `pusher:subscribe`, then frames counted without being read (the
  * server's frames are short and unmasked). Resolves once the subscription succeeded.
  */
+/** `count` subscribers, opened 50 at a time. */
+async function subscribeAll(port, count, counter) {
+  const opened = [];
+  for (let i = 0; i < count; i += 50) {
+    const batch = [];
+    for (let j = i; j < Math.min(count, i + 50); j++) batch.push(subscribe(port, counter));
+    opened.push(...(await Promise.all(batch)));
+  }
+  return opened;
+}
+
 function subscribe(port, counter) {
   return new Promise((resolve, reject) => {
     const socket = connect(port, '127.0.0.1');
