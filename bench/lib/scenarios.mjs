@@ -238,7 +238,7 @@ async function fanout(
     server_cpu: cpu,
     deliveries_per_cpu_s: perCpu(receivedInWindow / elapsed, cpu),
     // Frames per socket write: each write is a system call, the largest part of a delivery's cost, and a server whose
-    // subscribers fall behind writes several frames at once (ws queues them while the socket is busy).
+    // subscribers fall behind writes several frames at once (Node queues them while the socket is busy).
     ...(Number.isFinite(writeCalls) && writeCalls > 0
       ? { deliveries_per_write: round(receivedInWindow / writeCalls, 2) }
       : {}),
